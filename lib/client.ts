@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import mitt, { type Emitter, type Handler } from 'mitt';
+import { isCluster, type RedisConnection } from './connection';
+import { ClientClosedError, InvalidArgumentError } from './errors';
+import type { RedissonEvents } from './events';
+import type { LockContext } from './locks/context';
+import { RLock } from './locks/rlock';
+import { checkName, resolveOptions, type RedissonOptions, type ResolvedOptions } from './options';
+import { OwnerScopes } from './owner';
+import { PubSubManager } from './pubsub/manager';
+import { RenewalScheduler } from './renewal/scheduler';
+import { LockScripts } from './scripts/lock';
+import { ScriptRunner } from './scripts/runner';
+
+/** Counts of what a client is holding on to, for monitoring and leak checks. */
+export interface ClientDiagnostics {
+  /** Channels subscribed on the subscriber connection. */
+  channels: number;
+  /** Waiters parked on those channels. */
+  waiters: number;
+  /** Leases tracked by the watchdog (renewed or awaiting their end). */
+  leases: number;
+}
+
+/**
+ * Entry point: owns the client id, the subscriber connection, the lease watchdog and the owner
+ * scopes, and makes the locks. The `redis` connection stays the caller's: `shutdown()` leaves it open.
+ */
+export class RedissonClient {
+  /** This client's id (UUID v4), the first half of every owner token. */
+  readonly id: string = randomUUID();
+  /** The options in force, defaults filled in. */
+  readonly options: ResolvedOptions;
+  private readonly emitter: Emitter<RedissonEvents> = mitt<RedissonEvents>();
+  private readonly lifetime = new AbortController();
+  private readonly scopes = new OwnerScopes();
+  private readonly pubsub: PubSubManager;
+  private readonly renewal: RenewalScheduler;
+  private readonly context: LockContext;
+
+  constructor(redis: RedisConnection, options?: RedissonOptions) {
+    if (redis === null || typeof redis !== 'object' || typeof (redis as { evalsha?: unknown }).evalsha !== 'function') {
+      throw new InvalidArgumentError('RedissonClient needs an ioredis Redis or Cluster connection');
+    }
+    this.options = resolveOptions(options);
+    const sharded = useShardedPubSub(redis, this.options.shardedPubSub);
+    const scripts = new LockScripts(redis, new ScriptRunner(redis), sharded.then((on) => (on ? 'SPUBLISH' : 'PUBLISH')));
+    this.pubsub = new PubSubManager(redis, {
+      sharded,
+      subscriptionTimeout: this.options.subscriptionTimeout,
+      onReconnect: (channels) => this.emit('subscriberReconnected', { channels }),
+    });
+    this.renewal = new RenewalScheduler({
+      watchdogTimeout: this.options.lockWatchdogTimeout,
+      batchSize: this.options.lockWatchdogBatchSize,
+      renew: (names, owners, leaseTime) => scripts.renew(names, owners, leaseTime),
+      onLost: (error) => this.emit('lockLost', { name: error.lockName, owner: error.owner, error }),
+    });
+    this.context = {
+      clientId: this.id,
+      options: this.options,
+      scripts,
+      renewal: this.renewal,
+      scopes: this.scopes,
+      pubsub: this.pubsub,
+      lifetime: this.lifetime.signal,
+      emit: (type, event) => this.emit(type, event),
+    };
+  }
+
+  /** The reentrant lock called `name` (Redisson's `getLock`). Cheap: no Redis call. */
+  getLock(name: string): RLock {
+    checkName(name);
+    this.assertOpen();
+    return new RLock(this.context, name);
+  }
+
+  /**
+   * Runs `fn` in an owner scope: every lock taken by code awaited inside it belongs to one logical
+   * thread and re-enters. Inside an open scope, runs in that scope.
+   */
+  run<T>(fn: () => T): T {
+    if (typeof fn !== 'function') throw new InvalidArgumentError('run() needs a function');
+    this.assertOpen();
+    return this.scopes.run(fn);
+  }
+
+  /** Subscribes to a client event. */
+  on<K extends keyof RedissonEvents>(type: K, handler: Handler<RedissonEvents[K]>): this {
+    this.emitter.on(type, handler);
+    return this;
+  }
+
+  /** Unsubscribes from a client event. */
+  off<K extends keyof RedissonEvents>(type: K, handler: Handler<RedissonEvents[K]>): this {
+    this.emitter.off(type, handler);
+    return this;
+  }
+
+  /** What the client is holding on to right now. */
+  diagnostics(): ClientDiagnostics {
+    return { ...this.pubsub.stats, leases: this.renewal.size };
+  }
+
+  /**
+   * Stops the watchdog, closes the subscriber connection and rejects pending waits with
+   * {@link ClientClosedError}. Locks still held are not released (they expire with their lease),
+   * and the caller's `redis` connection is left open. Idempotent.
+   */
+  async shutdown(): Promise<void> {
+    if (this.lifetime.signal.aborted) return;
+    this.lifetime.abort(new ClientClosedError());
+    this.renewal.shutdown();
+    this.pubsub.shutdown();
+    this.emitter.all.clear();
+  }
+
+  private assertOpen(): void {
+    this.lifetime.signal.throwIfAborted();
+  }
+
+  /** Emits without letting a throwing listener break the caller; its error surfaces asynchronously. */
+  private emit<K extends keyof RedissonEvents>(type: K, event: RedissonEvents[K]): void {
+    try {
+      this.emitter.emit(type, event);
+    } catch (error) {
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
+  }
+}
+
+/** Resolves whether to use sharded pub/sub: Redisson's rule is cluster mode on a server that has it. */
+async function useShardedPubSub(redis: RedisConnection, mode: ResolvedOptions['shardedPubSub']): Promise<boolean> {
+  if (mode !== 'auto') return mode === 'on';
+  if (!isCluster(redis)) return false;
+  try {
+    await redis.call('PUBSUB', 'SHARDNUMSUB');
+    return true;
+  } catch {
+    return false;
+  }
+}

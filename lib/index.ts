@@ -1,0 +1,23 @@
+export { RedissonClient, type ClientDiagnostics } from './client';
+export type { RedisConnection } from './connection';
+export {
+  ClientClosedError,
+  InvalidArgumentError,
+  LockAcquireTimeoutError,
+  LockLostError,
+  LockNotHeldError,
+  RedissonError,
+  type RedissonErrorCode,
+} from './errors';
+export type { LockEvent, RedissonEvents } from './events';
+export { LockHandle } from './locks/handle';
+export { RLock } from './locks/rlock';
+export {
+  DEFAULTS,
+  MAX_TIME_MS,
+  type AcquireOptions,
+  type LockOptions,
+  type OwnerOptions,
+  type RedissonOptions,
+  type TryLockOptions,
+} from './options';

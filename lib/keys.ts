@@ -1,0 +1,30 @@
+/**
+ * Key and channel names, derived exactly as Redisson derives them so that both clients meet on the
+ * same keys. A derived name always carries the hash tag of the object's name, which keeps every key
+ * of one primitive in one cluster slot.
+ */
+
+/** `prefix:{name}`, or `prefix:name` when the name already contains `{` (Redisson's rule, verbatim). */
+export function prefixName(prefix: string, name: string): string {
+  return name.includes('{') ? `${prefix}:${name}` : `${prefix}:{${name}}`;
+}
+
+/** Channel on which a released lock publishes `0`: `redisson_lock__channel:{name}`. */
+export function lockChannel(name: string): string {
+  return prefixName('redisson_lock__channel', name);
+}
+
+/** Key recording the outcome of one unlock call: `redisson_unlock_latch:{name}:<requestId>`. */
+export function unlockLatchKey(name: string, requestId: string): string {
+  return `${prefixName('redisson_unlock_latch', name)}:${requestId}`;
+}
+
+/** Owner token stored as the lock hash field: `<clientId>:<threadId>`. */
+export function ownerToken(clientId: string, threadId: number): string {
+  return `${clientId}:${threadId}`;
+}
+
+/** Message a lock channel carries when a lock is released. */
+export const UNLOCK_MESSAGE = '0';
+/** Message a read/write lock channel carries when a read lock is released (wakes every waiter). */
+export const READ_UNLOCK_MESSAGE = '1';

@@ -1,0 +1,76 @@
+import type { PubSubManager, Subscription, WakePolicy } from '../pubsub/manager';
+import { sleep } from '../util/guarded';
+
+/** One acquire attempt: `null` when acquired, else the holder's remaining TTL in ms (-1: none). */
+export type Attempt = () => Promise<number | null>;
+
+/** What the acquire loop needs from the client. */
+export interface WaitContext {
+  readonly pubsub: PubSubManager;
+  /** Aborted with `ClientClosedError` on shutdown. */
+  readonly lifetime: AbortSignal;
+}
+
+/** One acquisition's wait. */
+export interface WaitRequest {
+  attempt: Attempt;
+  /** Channel whose messages announce a release. */
+  channel: string;
+  /** How messages on `channel` wake local waiters. */
+  policy: WakePolicy;
+  /** Longest wait in ms; `undefined`: as long as it takes. */
+  waitTime: number | undefined;
+  signal: AbortSignal | undefined;
+}
+
+/** Bounds of the re-check back-off used when no subscription could be made. */
+const FALLBACK_MIN_MS = 25;
+const FALLBACK_MAX_MS = 1_000;
+
+/**
+ * Tries to acquire, and while it cannot, waits for a release message on the channel, each wait
+ * bounded by the TTL the attempt reported and by the time left. Resolves whether it acquired.
+ * A subscription that cannot be made degrades to TTL-bounded re-checks with jittered back-off.
+ */
+export async function acquireWithWait(ctx: WaitContext, request: WaitRequest): Promise<boolean> {
+  const { attempt, waitTime, signal } = request;
+  const deadline = waitTime === undefined ? Infinity : performance.now() + waitTime;
+  const remaining = (): number => deadline - performance.now();
+
+  if ((await attempt()) === null) return true;
+  if (remaining() <= 0) return false;
+
+  const subscription = await subscribeOrDegrade(ctx, request, remaining());
+  let fallbackDelay = FALLBACK_MIN_MS;
+  try {
+    for (;;) {
+      const ttl = await attempt();
+      if (ttl === null) return true;
+      const left = remaining();
+      if (left <= 0) return false;
+      const bound = ttl >= 0 ? Math.min(ttl, left) : left;
+      if (subscription) {
+        await subscription.wait(bound, signal);
+      } else {
+        await sleep(Math.min(bound, fallbackDelay * (0.5 + Math.random())), signal, ctx.lifetime);
+        fallbackDelay = Math.min(fallbackDelay * 2, FALLBACK_MAX_MS);
+      }
+    }
+  } finally {
+    subscription?.release();
+  }
+}
+
+async function subscribeOrDegrade(
+  ctx: WaitContext,
+  { channel, policy, signal }: WaitRequest,
+  timeoutMs: number,
+): Promise<Subscription | undefined> {
+  try {
+    return await ctx.pubsub.subscribe(channel, policy, timeoutMs, signal);
+  } catch {
+    signal?.throwIfAborted();
+    ctx.lifetime.throwIfAborted();
+    return undefined;
+  }
+}

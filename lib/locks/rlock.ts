@@ -1,0 +1,242 @@
+import { LockAcquireTimeoutError, LockNotHeldError, type LockLostError } from '../errors';
+import { READ_UNLOCK_MESSAGE, lockChannel, ownerToken } from '../keys';
+import {
+  checkThreadId,
+  resolveCallOptions,
+  type AcquireOptions,
+  type CallOptions,
+  type LockOptions,
+  type OwnerOptions,
+  type TryLockOptions,
+} from '../options';
+import type { WakePolicy } from '../pubsub/manager';
+import { newRequestId } from '../scripts/lock';
+import { acquireWithWait } from './acquire-loop';
+import type { LockContext } from './context';
+import { LockHandle, type HandleOwner } from './handle';
+
+/** Lock channels: `0` (unlock) wakes one waiter, `1` (read unlock) wakes them all. */
+const lockWakePolicy: WakePolicy = (message) => (message === READ_UNLOCK_MESSAGE ? Infinity : 1);
+
+/**
+ * A reentrant distributed lock, stored and signalled exactly as Redisson's `RLock`: a hash holding one
+ * field `<clientId>:<threadId>` with the hold count, and `0` published on
+ * `redisson_lock__channel:{name}` when it is released. Get one from `RedissonClient.getLock`.
+ *
+ * The owner of a call is, in order: its `threadId` option, the current owner scope
+ * (`redisson.run`, `lock.using`), else a fresh id that this object remembers for `unlock()`.
+ */
+export class RLock implements HandleOwner {
+  /** Thread id of this object's last acquisition made outside any owner scope. */
+  private unscopedThreadId: number | undefined;
+  /** Lease re-applied when a reentrant hold is released (Redisson's "internal lease"). */
+  private internalLeaseTime: number;
+  private warnedSelfWait = false;
+
+  /** @internal Use `RedissonClient.getLock`. */
+  constructor(
+    private readonly ctx: LockContext,
+    /** The lock's name: the key of its hash. */
+    readonly name: string,
+  ) {
+    this.internalLeaseTime = ctx.options.lockWatchdogTimeout;
+  }
+
+  /** Waits as long as it takes for the lock. Without `leaseTime` the watchdog keeps the lease alive. */
+  async lock(options?: LockOptions): Promise<void> {
+    await this.acquireHold(resolveCallOptions(options, ['leaseTime', 'threadId', 'signal']));
+  }
+
+  /** Tries to acquire, waiting up to `waitTime` ms (default: a single attempt); resolves whether it did. */
+  async tryLock(options?: TryLockOptions): Promise<boolean> {
+    const call = resolveCallOptions(options);
+    return (await this.acquireHold({ ...call, waitTime: call.waitTime ?? 0 })) !== undefined;
+  }
+
+  /**
+   * Acquires and resolves a {@link LockHandle}; waits as long as it takes, or rejects with
+   * {@link LockAcquireTimeoutError} when a given `waitTime` runs out.
+   */
+  acquire(options?: AcquireOptions): Promise<LockHandle> {
+    return this.acquireCall(resolveCallOptions(options));
+  }
+
+  /** Like {@link acquire}, but resolves `null` instead of timing out; no `waitTime`: a single attempt. */
+  async tryAcquire(options?: AcquireOptions): Promise<LockHandle | null> {
+    const call = resolveCallOptions(options);
+    const threadId = await this.acquireHold({ ...call, waitTime: call.waitTime ?? 0 });
+    return threadId === undefined ? null : new LockHandle(this, threadId);
+  }
+
+  /**
+   * Runs `fn` holding the lock, inside an owner scope (the caller's, or a new one), and releases it
+   * afterwards. `fn` gets the handle's `signal`, which aborts if the lock is lost meanwhile.
+   */
+  using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: AcquireOptions): Promise<T> {
+    const call = resolveCallOptions(options);
+    return this.ctx.scopes.run(async () => {
+      const handle = await this.acquireCall(call);
+      let result: T;
+      try {
+        result = await fn(handle.signal);
+      } catch (error) {
+        await handle.release().catch(() => undefined);
+        throw error;
+      }
+      await handle.release();
+      return result;
+    });
+  }
+
+  /** Releases one hold of the current owner; rejects with {@link LockNotHeldError} if it holds none. */
+  async unlock(options?: OwnerOptions): Promise<void> {
+    const { threadId } = resolveCallOptions(options, ['threadId']);
+    const current = threadId ?? this.currentThreadId();
+    if (current === undefined) throw this.notHeld('no acquisition by this caller is known');
+    await this.releaseHold(current);
+  }
+
+  /** Deletes the lock whoever holds it and wakes a waiter; resolves whether it was held. */
+  async forceUnlock(): Promise<boolean> {
+    this.ctx.lifetime.throwIfAborted();
+    const existed = await this.ctx.scripts.forceUnlock(this.name);
+    this.ctx.renewal.loseAll(this.name, 'it was force-unlocked');
+    this.unscopedThreadId = undefined;
+    this.internalLeaseTime = this.ctx.options.lockWatchdogTimeout;
+    return existed;
+  }
+
+  /** Whether anyone holds the lock. */
+  isLocked(): Promise<boolean> {
+    this.ctx.lifetime.throwIfAborted();
+    return this.ctx.scripts.isLocked(this.name);
+  }
+
+  /** Whether the current owner (scope, or this object's last acquisition) holds the lock. */
+  async isHeldByCurrentThread(): Promise<boolean> {
+    const current = this.currentThreadId();
+    return current === undefined ? false : this.isHeldByThread(current);
+  }
+
+  /** Whether `<clientId>:<threadId>` holds the lock. */
+  isHeldByThread(threadId: number): Promise<boolean> {
+    checkThreadId(threadId);
+    this.ctx.lifetime.throwIfAborted();
+    return this.ctx.scripts.isHeldBy(this.name, this.owner(threadId));
+  }
+
+  /** The current owner's hold count; 0 when it does not hold the lock. */
+  async getHoldCount(options?: OwnerOptions): Promise<number> {
+    const { threadId } = resolveCallOptions(options, ['threadId']);
+    const current = threadId ?? this.currentThreadId();
+    if (current === undefined) return 0;
+    this.ctx.lifetime.throwIfAborted();
+    return this.ctx.scripts.holdCount(this.name, this.owner(current));
+  }
+
+  /** Time left on the lease in ms: -2 when the lock is free, -1 when held without expiry. */
+  remainTimeToLive(): Promise<number> {
+    this.ctx.lifetime.throwIfAborted();
+    return this.ctx.scripts.remainTimeToLive(this.name);
+  }
+
+  /** @internal Releases one hold of `threadId` (used by `unlock` and handles). */
+  async releaseHold(threadId: number): Promise<void> {
+    this.ctx.lifetime.throwIfAborted();
+    const owner = this.owner(threadId);
+    const sentAt = performance.now();
+    this.ctx.renewal.unregister(this.name, owner);
+    const leaseTime = this.internalLeaseTime;
+    const result = await this.ctx.scripts.unlock({ name: this.name, owner, leaseTime, requestId: newRequestId() });
+    if (result === 'decremented') {
+      this.ctx.renewal.extend(this.name, owner, sentAt, leaseTime);
+    } else {
+      this.ctx.renewal.forget(this.name, owner);
+      if (this.unscopedThreadId === threadId) this.unscopedThreadId = undefined;
+      this.internalLeaseTime = this.ctx.options.lockWatchdogTimeout;
+    }
+    if (result === 'not-held') {
+      throw this.notHeld('it was never acquired, was already released, or its lease expired', owner);
+    }
+    this.ctx.emit('released', { name: this.name, owner, fully: result === 'released' });
+  }
+
+  /** @internal Watches one hold for loss (used by handles). */
+  watchLoss(threadId: number, listener: (error: LockLostError) => void): (() => void) | undefined {
+    return this.ctx.renewal.onLost(this.name, this.owner(threadId), listener);
+  }
+
+  private async acquireCall(call: CallOptions): Promise<LockHandle> {
+    const threadId = await this.acquireHold(call);
+    if (threadId === undefined) throw new LockAcquireTimeoutError(this.name, call.waitTime ?? 0);
+    return new LockHandle(this, threadId);
+  }
+
+  /**
+   * Acquires one hold, waiting up to `waitTime` (undefined: without limit); resolves the owner's
+   * thread id, or `undefined` when the time ran out. An acquisition that completes after the signal
+   * aborted (or the client closed) is released again before the call rejects.
+   */
+  private async acquireHold(call: CallOptions): Promise<number | undefined> {
+    const { lifetime } = this.ctx;
+    lifetime.throwIfAborted();
+    call.signal?.throwIfAborted();
+    const scoped = call.threadId ?? this.ctx.scopes.current();
+    if (scoped === undefined && call.waitTime === undefined) this.warnIfWaitingForItself();
+    const threadId = scoped ?? this.ctx.scopes.nextThreadId();
+    const owner = this.owner(threadId);
+    const leaseTime = call.leaseTime ?? this.ctx.options.lockWatchdogTimeout;
+
+    const acquired = await acquireWithWait(this.ctx, {
+      attempt: async () => {
+        const sentAt = performance.now();
+        const ttl = await this.ctx.scripts.acquire(this.name, owner, leaseTime);
+        if (ttl === null) {
+          // Track the lease before anyone can see the acquisition, so no release can race it.
+          this.ctx.renewal.register(this.name, owner, { sentAt, leaseTime, renew: call.leaseTime === undefined });
+          if (call.leaseTime !== undefined) this.internalLeaseTime = call.leaseTime;
+        }
+        return ttl;
+      },
+      channel: lockChannel(this.name),
+      policy: lockWakePolicy,
+      waitTime: call.waitTime,
+      signal: call.signal,
+    });
+    if (!acquired) return undefined;
+
+    const abandoned = call.signal?.aborted ? call.signal : lifetime.aborted ? lifetime : undefined;
+    if (abandoned) {
+      await this.releaseHold(threadId).catch(() => undefined);
+      throw abandoned.reason;
+    }
+    if (scoped === undefined) this.unscopedThreadId = threadId;
+    this.ctx.emit('acquired', { name: this.name, owner });
+    return threadId;
+  }
+
+  private currentThreadId(): number | undefined {
+    return this.ctx.scopes.current() ?? this.unscopedThreadId;
+  }
+
+  private owner(threadId: number): string {
+    return ownerToken(this.ctx.clientId, threadId);
+  }
+
+  private notHeld(why: string, owner?: string): LockNotHeldError {
+    const by = owner ? ` by owner ${owner}` : '';
+    return new LockNotHeldError(`Lock '${this.name}' is not held${by}: ${why}`, this.name);
+  }
+
+  /** Outside a scope a second bare lock() never re-enters; if its caller is the holder, it waits for itself. */
+  private warnIfWaitingForItself(): void {
+    if (this.unscopedThreadId === undefined || this.warnedSelfWait) return;
+    this.warnedSelfWait = true;
+    process.emitWarning(
+      `Lock '${this.name}' is already held through this object outside an owner scope; this call waits ` +
+        'for that holder. If the caller is the holder itself it will wait for itself: run the work in ' +
+        'redisson.run() or lock.using() to re-enter.',
+      { code: 'IOREDISSON_SELF_WAIT' },
+    );
+  }
+}

@@ -1,0 +1,159 @@
+import { InvalidArgumentError } from './errors';
+
+/** Largest delay Node's timers accept (2^31-1 ms, about 24.8 days); every time option is capped by it. */
+export const MAX_TIME_MS = 2 ** 31 - 1;
+
+/** Options of a {@link RedissonClient}. Every field is optional; see {@link DEFAULTS}. */
+export interface RedissonOptions {
+  /**
+   * Lease in ms given to locks acquired without `leaseTime`; the watchdog renews it every third of
+   * this period while the lock is held.
+   * @default 30000
+   */
+  lockWatchdogTimeout?: number;
+  /**
+   * Most leases renewed by one script call.
+   * @default 100
+   */
+  lockWatchdogBatchSize?: number;
+  /**
+   * Longest wait in ms for a SUBSCRIBE reply before a waiter falls back to TTL-bounded re-checks.
+   * @default 7500
+   */
+  subscriptionTimeout?: number;
+  /**
+   * Sharded pub/sub (SPUBLISH/SSUBSCRIBE). `auto` follows Redisson: on for Redis Cluster when the
+   * server supports it, off otherwise.
+   * @default 'auto'
+   */
+  shardedPubSub?: 'auto' | 'on' | 'off';
+}
+
+/** Resolved client options. */
+export type ResolvedOptions = Readonly<Required<RedissonOptions>>;
+
+/** The defaults, equal to Redisson's. */
+export const DEFAULTS: ResolvedOptions = Object.freeze({
+  lockWatchdogTimeout: 30_000,
+  lockWatchdogBatchSize: 100,
+  subscriptionTimeout: 7_500,
+  shardedPubSub: 'auto',
+});
+
+/** Options of `lock()` and `acquire()`. */
+export interface LockOptions {
+  /**
+   * Lease in ms after which Redis frees the lock by itself. Without it the lock gets
+   * `lockWatchdogTimeout` and is renewed by the watchdog until released.
+   */
+  leaseTime?: number;
+  /** Explicit owner thread id (a positive integer), for interop or hand-off; overrides the owner scope. */
+  threadId?: number;
+  /** Aborts the wait; the call then rejects with `signal.reason`. */
+  signal?: AbortSignal;
+}
+
+/** Options of `tryLock()`, `tryAcquire()` and `using()`. */
+export interface TryLockOptions extends LockOptions {
+  /** Longest time in ms to wait for the lock. `0` or absent in `tryLock`: a single attempt. */
+  waitTime?: number;
+}
+
+/** Options of `acquire()`: waits as long as it takes unless `waitTime` is given. */
+export type AcquireOptions = TryLockOptions;
+
+/** Options of owner-sensitive queries and of `unlock()`. */
+export interface OwnerOptions {
+  /** Explicit owner thread id; defaults to the current owner scope or this object's last acquisition. */
+  threadId?: number;
+}
+
+const CLIENT_KEYS = Object.keys(DEFAULTS) as (keyof RedissonOptions)[];
+const SHARDED_MODES = ['auto', 'on', 'off'] as const;
+
+/** Validates client options and merges them over {@link DEFAULTS}. */
+export function resolveOptions(options: RedissonOptions | undefined): ResolvedOptions {
+  const given = checkOptionKeys(options, CLIENT_KEYS, 'RedissonClient options');
+  const resolved = { ...DEFAULTS, ...stripUndefined(given) };
+  checkTime('lockWatchdogTimeout', resolved.lockWatchdogTimeout, { min: 1 });
+  checkInteger('lockWatchdogBatchSize', resolved.lockWatchdogBatchSize, 1, 10_000);
+  checkTime('subscriptionTimeout', resolved.subscriptionTimeout, { min: 1 });
+  if (!SHARDED_MODES.includes(resolved.shardedPubSub)) {
+    throw new InvalidArgumentError(`shardedPubSub must be one of ${SHARDED_MODES.join(', ')}`);
+  }
+  return Object.freeze(resolved);
+}
+
+/** The normalised form of per-call lock options. */
+export interface CallOptions {
+  waitTime: number | undefined;
+  leaseTime: number | undefined;
+  threadId: number | undefined;
+  signal: AbortSignal | undefined;
+}
+
+const CALL_KEYS = ['waitTime', 'leaseTime', 'threadId', 'signal'] as const;
+
+/** Validates the options of one lock call; `allowed` lists the keys this call accepts. */
+export function resolveCallOptions(
+  options: TryLockOptions | undefined,
+  allowed: readonly (typeof CALL_KEYS)[number][] = CALL_KEYS,
+): CallOptions {
+  const given = checkOptionKeys(options, allowed, 'lock options') as TryLockOptions;
+  const { waitTime, leaseTime, threadId, signal } = given;
+  if (waitTime !== undefined) checkTime('waitTime', waitTime, { min: 0 });
+  if (leaseTime !== undefined) checkTime('leaseTime', leaseTime, { min: 1 });
+  if (threadId !== undefined) checkThreadId(threadId);
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new InvalidArgumentError('signal must be an AbortSignal');
+  }
+  return { waitTime, leaseTime, threadId, signal };
+}
+
+/** Throws unless `name` is a non-empty string. */
+export function checkName(name: unknown, what = 'name'): asserts name is string {
+  if (typeof name !== 'string' || name.length === 0) {
+    throw new InvalidArgumentError(`${what} must be a non-empty string`);
+  }
+}
+
+/** Throws unless `threadId` is a positive safe integer. */
+export function checkThreadId(threadId: unknown): asserts threadId is number {
+  if (!Number.isSafeInteger(threadId) || (threadId as number) < 1) {
+    throw new InvalidArgumentError(`threadId must be a positive safe integer, got ${String(threadId)}`);
+  }
+}
+
+function checkTime(what: string, value: unknown, { min }: { min: number }): void {
+  checkInteger(what, value, min, MAX_TIME_MS, ' ms');
+}
+
+function checkInteger(what: string, value: unknown, min: number, max: number, unit = ''): void {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new InvalidArgumentError(
+      `${what} must be an integer from ${min} to ${max}${unit}, got ${describe(value)}`,
+    );
+  }
+}
+
+function checkOptionKeys(options: unknown, allowed: readonly string[], what: string): Record<string, unknown> {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+    throw new InvalidArgumentError(`${what} must be an object`);
+  }
+  const unknown = Object.keys(options).filter((key) => !allowed.includes(key));
+  if (unknown.length > 0) {
+    throw new InvalidArgumentError(
+      `Unknown ${what}: ${unknown.join(', ')} (allowed: ${allowed.join(', ')})`,
+    );
+  }
+  return options as Record<string, unknown>;
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+function describe(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+}

@@ -1,0 +1,161 @@
+import { isCluster, keyPrefixOf, type RedisConnection } from '../connection';
+import { ClientClosedError } from '../errors';
+import { within } from '../util/guarded';
+import { WaitQueue } from './wait-queue';
+
+/** How many local waiters a message wakes: a count, or `Infinity` for all of them. */
+export type WakePolicy = (message: string) => number;
+
+/** One waiter's share of a channel subscription. */
+export interface Subscription {
+  /** Parks until a message wakes this waiter (`true`) or `timeoutMs` passes (`false`). */
+  wait(timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
+  /** Gives the share back; the channel is unsubscribed when the last share goes. Idempotent. */
+  release(): void;
+}
+
+/** Raised when the SUBSCRIBE reply does not come within `subscriptionTimeout`. */
+export class SubscribeTimeoutError extends Error {
+  constructor(channel: string, ms: number) {
+    super(`No reply to SUBSCRIBE ${channel} within ${ms} ms`);
+  }
+}
+
+/** Settings of a {@link PubSubManager}. */
+export interface PubSubSettings {
+  /** Whether to use SSUBSCRIBE instead of SUBSCRIBE. */
+  sharded: Promise<boolean>;
+  /** Longest wait for a SUBSCRIBE reply, in ms. */
+  subscriptionTimeout: number;
+  /** Called after the subscriber reconnected, re-subscribed and woke every waiter. */
+  onReconnect(channels: number): void;
+}
+
+interface ChannelEntry {
+  refs: number;
+  readonly queue: WaitQueue;
+  readonly policy: WakePolicy;
+  readonly subscribed: Promise<unknown>;
+}
+
+/**
+ * Owns the client's one subscriber connection. Channels are shared by reference count among local
+ * waiters, each with a FIFO wait queue that messages wake according to the channel's policy.
+ */
+export class PubSubManager {
+  private subscriber: RedisConnection | undefined;
+  private readonly entries = new Map<string, ChannelEntry>();
+  private readonly prefix: string;
+  private readonly lifetime = new AbortController();
+  private everReady = false;
+
+  constructor(
+    private readonly redis: RedisConnection,
+    private readonly settings: PubSubSettings,
+  ) {
+    // ioredis prefixes the channels passed to scripts as KEYS but not SUBSCRIBE arguments.
+    this.prefix = keyPrefixOf(redis);
+  }
+
+  /** Number of channels currently subscribed and of waiters parked on them. */
+  get stats(): { channels: number; waiters: number } {
+    let waiters = 0;
+    for (const entry of this.entries.values()) waiters += entry.queue.size;
+    return { channels: this.entries.size, waiters };
+  }
+
+  /**
+   * Takes a share of `channel`'s subscription and waits for the SUBSCRIBE reply. Rejects with
+   * {@link SubscribeTimeoutError} or the subscribe error (the caller falls back to re-checks), with
+   * `signal.reason`, or with {@link ClientClosedError}; in every case the share is given back.
+   */
+  async subscribe(channel: string, policy: WakePolicy, timeoutMs: number, signal?: AbortSignal): Promise<Subscription> {
+    this.lifetime.signal.throwIfAborted();
+    const name = this.prefix + channel;
+    let entry = this.entries.get(name);
+    if (!entry) {
+      entry = { refs: 0, queue: new WaitQueue(), policy, subscribed: this.send('subscribe', [name]) };
+      this.entries.set(name, entry);
+      const created = entry;
+      created.subscribed.catch(() => this.forget(name, created));
+    }
+    entry.refs += 1;
+    const joined = entry;
+    let released = false;
+    const subscription: Subscription = {
+      wait: (ms, waitSignal) => joined.queue.wait(ms, waitSignal),
+      release: () => {
+        if (released) return;
+        released = true;
+        this.leave(name, joined);
+      },
+    };
+    try {
+      const limit = Math.min(timeoutMs, this.settings.subscriptionTimeout);
+      await within(joined.subscribed, limit, () => new SubscribeTimeoutError(name, limit), signal, this.lifetime.signal);
+      return subscription;
+    } catch (error) {
+      subscription.release();
+      throw error;
+    }
+  }
+
+  /** Closes the subscriber connection and rejects every waiter with {@link ClientClosedError}. */
+  shutdown(): void {
+    const error = new ClientClosedError();
+    this.lifetime.abort(error);
+    for (const entry of this.entries.values()) entry.queue.close(error);
+    this.entries.clear();
+    this.subscriber?.disconnect();
+    this.subscriber = undefined;
+  }
+
+  private leave(name: string, entry: ChannelEntry): void {
+    entry.refs -= 1;
+    if (entry.refs > 0 || this.entries.get(name) !== entry) return;
+    this.entries.delete(name);
+    this.send('unsubscribe', [name]).catch(() => undefined);
+  }
+
+  /** Drops an entry whose SUBSCRIBE failed, so the next waiter subscribes afresh. */
+  private forget(name: string, entry: ChannelEntry): void {
+    if (this.entries.get(name) === entry) this.entries.delete(name);
+  }
+
+  private onMessage(channel: string, message: string): void {
+    const entry = this.entries.get(channel);
+    if (!entry) return;
+    const unparked = entry.refs - entry.queue.size;
+    entry.queue.wake(entry.policy(message), Math.max(unparked, 1));
+  }
+
+  /** After a reconnect: subscribe every channel again, then wake everyone (messages in the gap are lost). */
+  private async onReconnect(): Promise<void> {
+    const names = [...this.entries.keys()];
+    if (names.length > 0) await this.send('subscribe', names).catch(() => undefined);
+    for (const entry of this.entries.values()) entry.queue.wake(Infinity, entry.refs - entry.queue.size);
+    this.settings.onReconnect(names.length);
+  }
+
+  private async send(verb: 'subscribe' | 'unsubscribe', names: string[]): Promise<unknown> {
+    const subscriber = this.connect();
+    const sharded = await this.settings.sharded;
+    if (verb === 'subscribe') return sharded ? subscriber.ssubscribe(...names) : subscriber.subscribe(...names);
+    return sharded ? subscriber.sunsubscribe(...names) : subscriber.unsubscribe(...names);
+  }
+
+  private connect(): RedisConnection {
+    if (this.subscriber) return this.subscriber;
+    const subscriber = isCluster(this.redis) ? this.redis.duplicate() : this.redis.duplicate({ autoResubscribe: false });
+    subscriber.on('message', (channel: string, message: string) => this.onMessage(channel, message));
+    subscriber.on('smessage', (channel: string, message: string) => this.onMessage(channel, message));
+    subscriber.on('ready', () => {
+      if (this.everReady) void this.onReconnect();
+      this.everReady = true;
+    });
+    // Connection errors are retried by ioredis; waiters are covered by their TTL-bounded waits.
+    subscriber.on('error', () => undefined);
+    this.subscriber = subscriber;
+    return subscriber;
+  }
+}

@@ -1,0 +1,193 @@
+import { LockLostError } from '../errors';
+
+/** Renews a batch of leases; resolves one flag per lease: still held (`true`) or not. */
+export type RenewBatch = (names: readonly string[], owners: readonly string[], leaseTime: number) => Promise<boolean[]>;
+
+/** Settings of a {@link RenewalScheduler}. */
+export interface RenewalSettings {
+  /** Lease in ms set by each watchdog renewal; renewals run every third of it. */
+  watchdogTimeout: number;
+  /** Most leases per script call. */
+  batchSize: number;
+  /** Runs one batch. */
+  renew: RenewBatch;
+  /** Told of every lease found lost, after its listeners. */
+  onLost(error: LockLostError): void;
+  /** Monotonic clock in ms. */
+  now?: () => number;
+}
+
+/** The lease an acquisition (or a partial release) set. */
+export interface LeaseTerm {
+  /** When the command that set the lease was sent (monotonic ms). */
+  sentAt: number;
+  /** The lease it set, in ms. */
+  leaseTime: number;
+  /** Whether the watchdog keeps renewing it. */
+  renew: boolean;
+}
+
+interface Lease extends LeaseTerm {
+  readonly name: string;
+  readonly owner: string;
+  /** Acquisitions not yet released. */
+  holds: number;
+  readonly listeners: Set<(error: LockLostError) => void>;
+}
+
+/**
+ * Tracks every lease this client holds. One timer renews the watchdog leases in batches every third
+ * of `watchdogTimeout`. A lease is lost when renewal finds its owner gone, when an explicit lease
+ * ends before its release, or when no renewal has succeeded for a whole lease (Redis unreachable,
+ * event loop stalled); its listeners and `onLost` are then told.
+ */
+export class RenewalScheduler {
+  private readonly leases = new Map<string, Lease>();
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = 0;
+  private running = false;
+  private closed = false;
+  private readonly now: () => number;
+  private readonly period: number;
+
+  constructor(private readonly settings: RenewalSettings) {
+    this.now = settings.now ?? (() => performance.now());
+    this.period = settings.watchdogTimeout / 3;
+  }
+
+  /** Number of leases tracked. */
+  get size(): number {
+    return this.leases.size;
+  }
+
+  /** Counts one more hold of `owner` on `name`, whose lease is now `term`. */
+  register(name: string, owner: string, term: LeaseTerm): void {
+    const key = leaseKey(name, owner);
+    const lease = this.leases.get(key);
+    if (lease) {
+      lease.holds += 1;
+      Object.assign(lease, term);
+    } else {
+      this.leases.set(key, { name, owner, holds: 1, listeners: new Set(), ...term });
+    }
+    this.schedule(this.dueAt(term, 0));
+  }
+
+  /** Counts one hold less; tracking stops with the last. */
+  unregister(name: string, owner: string): void {
+    const key = leaseKey(name, owner);
+    const lease = this.leases.get(key);
+    if (lease && --lease.holds <= 0) this.leases.delete(key);
+  }
+
+  /** Records a lease set again by a partial release (renewal, if any, carries on). */
+  extend(name: string, owner: string, sentAt: number, leaseTime: number): void {
+    const lease = this.leases.get(leaseKey(name, owner));
+    if (!lease || lease.renew) return;
+    Object.assign(lease, { sentAt, leaseTime });
+    this.schedule(this.dueAt(lease, 0));
+  }
+
+  /** Stops tracking `owner`'s lease on `name` whatever its hold count. */
+  forget(name: string, owner: string): void {
+    this.leases.delete(leaseKey(name, owner));
+  }
+
+  /** Stops tracking every lease on `name` and tells their listeners the lock is lost. */
+  loseAll(name: string, reason: string): void {
+    for (const lease of [...this.leases.values()]) {
+      if (lease.name === name) this.lose(lease, reason);
+    }
+  }
+
+  /**
+   * Calls `listener` once if `owner`'s lease on `name` is lost; returns the function that detaches
+   * it, or `undefined` when no such lease is tracked.
+   */
+  onLost(name: string, owner: string, listener: (error: LockLostError) => void): (() => void) | undefined {
+    const lease = this.leases.get(leaseKey(name, owner));
+    if (!lease) return undefined;
+    lease.listeners.add(listener);
+    return () => lease.listeners.delete(listener);
+  }
+
+  /** Stops the timer and forgets every lease without telling anyone (the client is closing). */
+  shutdown(): void {
+    this.closed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.leases.clear();
+  }
+
+  /** Makes sure the timer fires by `at` (monotonic ms); a timer due earlier is kept. */
+  private schedule(at: number): void {
+    if (this.running || this.closed) return;
+    if (this.timer && this.timerAt <= at) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.tick();
+    }, Math.max(0, at - this.now()));
+    this.timer.unref();
+  }
+
+  /** When `lease` next needs the timer: its renewal, or the end of a lease nobody renews. */
+  private dueAt(lease: LeaseTerm, earliestRenewal: number): number {
+    const end = lease.sentAt + lease.leaseTime;
+    return lease.renew ? Math.min(Math.max(lease.sentAt + this.period, earliestRenewal), end) : end;
+  }
+
+  private async tick(): Promise<void> {
+    this.running = true;
+    try {
+      const due: Lease[] = [];
+      for (const lease of [...this.leases.values()]) {
+        if (this.now() - lease.sentAt >= lease.leaseTime) {
+          this.lose(lease, lease.renew
+            ? `no renewal of its ${lease.leaseTime} ms lease succeeded in time`
+            : `its ${lease.leaseTime} ms lease ended before it was released`);
+        } else if (lease.renew) {
+          due.push(lease);
+        }
+      }
+      for (let i = 0; i < due.length && !this.closed; i += this.settings.batchSize) {
+        await this.renewBatch(due.slice(i, i + this.settings.batchSize));
+      }
+    } finally {
+      this.running = false;
+      // A failed renewal is retried a period later, not at once, but never after the lease ends.
+      const earliestRenewal = this.now() + this.period;
+      let next = Infinity;
+      for (const lease of this.leases.values()) next = Math.min(next, this.dueAt(lease, earliestRenewal));
+      if (next < Infinity) this.schedule(next);
+    }
+  }
+
+  private async renewBatch(batch: Lease[]): Promise<void> {
+    const sentAt = this.now();
+    const leaseTime = this.settings.watchdogTimeout;
+    let renewed: boolean[];
+    try {
+      renewed = await this.settings.renew(batch.map((l) => l.name), batch.map((l) => l.owner), leaseTime);
+    } catch {
+      return; // Transient: the next tick retries; a lease past its term is declared lost there.
+    }
+    batch.forEach((lease, i) => {
+      if (this.leases.get(leaseKey(lease.name, lease.owner)) !== lease || !lease.renew) return; // changed meanwhile
+      if (renewed[i]) Object.assign(lease, { sentAt, leaseTime });
+      else this.lose(lease, 'renewal found it no longer held by its owner');
+    });
+  }
+
+  private lose(lease: Lease, reason: string): void {
+    this.leases.delete(leaseKey(lease.name, lease.owner));
+    const error = new LockLostError(`Lock '${lease.name}' was lost: ${reason}`, lease.name, lease.owner);
+    for (const listener of lease.listeners) listener(error);
+    this.settings.onLost(error);
+  }
+}
+
+function leaseKey(name: string, owner: string): string {
+  return `${owner}\u0000${name}`;
+}

@@ -1,0 +1,103 @@
+import { randomBytes } from 'node:crypto';
+import acquireSource from '../../lua/lock/acquire.lua';
+import forceUnlockSource from '../../lua/lock/force-unlock.lua';
+import renewSource from '../../lua/lock/renew.lua';
+import unlockSource from '../../lua/lock/unlock.lua';
+import type { RedisConnection } from '../connection';
+import { UNLOCK_MESSAGE, lockChannel, unlockLatchKey } from '../keys';
+import { defineScript, type ScriptRunner } from './runner';
+
+const ACQUIRE = defineScript('lock/acquire', acquireSource);
+const UNLOCK = defineScript('lock/unlock', unlockSource);
+const FORCE_UNLOCK = defineScript('lock/force-unlock', forceUnlockSource);
+const RENEW = defineScript('lock/renew', renewSource);
+
+/**
+ * How long an unlock latch outlives a call whose reply never arrived, in ms. Redisson derives 16-20 s
+ * from its retry settings; a re-send of the same call (ioredis resends unanswered commands after a
+ * reconnect) must land within this window to be recognised.
+ */
+export const UNLOCK_LATCH_TTL = 20_000;
+
+/** Outcome of an unlock script. */
+export type UnlockResult = 'released' | 'decremented' | 'not-held';
+
+/** Arguments of one unlock call. */
+export interface UnlockRequest {
+  name: string;
+  owner: string;
+  /** Lease applied when holds remain. */
+  leaseTime: number;
+  /** Identifies this call across re-sends; see {@link newRequestId}. */
+  requestId: string;
+}
+
+/** A fresh unlock request id: 16 random bytes as 32 lowercase hex characters (Redisson's format). */
+export function newRequestId(): string {
+  return randomBytes(16).toString('hex');
+}
+
+/** Typed access to a reentrant lock's state in Redis; the only way lock code talks to Redis. */
+export class LockScripts {
+  constructor(
+    private readonly redis: RedisConnection,
+    private readonly runner: ScriptRunner,
+    private readonly publishCommand: Promise<'PUBLISH' | 'SPUBLISH'>,
+  ) {}
+
+  /** Acquires or re-enters; resolves `null` when acquired, else the holder's PTTL (-1: no expiry). */
+  async acquire(name: string, owner: string, leaseTime: number): Promise<number | null> {
+    const reply = await this.runner.run(ACQUIRE, [name], [leaseTime, owner]);
+    return reply === null ? null : Number(reply);
+  }
+
+  /** Releases one hold. Re-running it with the same request id replays the first outcome. */
+  async unlock({ name, owner, leaseTime, requestId }: UnlockRequest): Promise<UnlockResult> {
+    const latch = unlockLatchKey(name, requestId);
+    const reply = await this.runner.run(
+      UNLOCK,
+      [name, lockChannel(name), latch],
+      [UNLOCK_MESSAGE, leaseTime, owner, await this.publishCommand, UNLOCK_LATCH_TTL],
+    );
+    // The latch only matters to re-sends of a call whose reply was lost; this one has its answer.
+    this.redis.del(latch).catch(() => undefined);
+    if (reply === null) return 'not-held';
+    return Number(reply) === 1 ? 'released' : 'decremented';
+  }
+
+  /** Deletes the lock whoever holds it and wakes a waiter; resolves whether it existed. */
+  async forceUnlock(name: string): Promise<boolean> {
+    const reply = await this.runner.run(
+      FORCE_UNLOCK,
+      [name, lockChannel(name)],
+      [UNLOCK_MESSAGE, await this.publishCommand],
+    );
+    return Number(reply) === 1;
+  }
+
+  /** Extends each lock whose owner still holds it; resolves one flag per lock, in order. */
+  async renew(names: readonly string[], owners: readonly string[], leaseTime: number): Promise<boolean[]> {
+    const reply = (await this.runner.run(RENEW, names, [leaseTime, ...owners])) as number[];
+    return reply.map((renewed) => renewed === 1);
+  }
+
+  /** Whether anyone holds the lock. */
+  async isLocked(name: string): Promise<boolean> {
+    return (await this.redis.exists(name)) === 1;
+  }
+
+  /** The owner's hold count, 0 when it does not hold the lock. */
+  async holdCount(name: string, owner: string): Promise<number> {
+    return Number((await this.redis.hget(name, owner)) ?? 0);
+  }
+
+  /** Whether the owner holds the lock. */
+  async isHeldBy(name: string, owner: string): Promise<boolean> {
+    return (await this.redis.hexists(name, owner)) === 1;
+  }
+
+  /** PTTL of the lock in ms: -2 when free, -1 when held without expiry. */
+  async remainTimeToLive(name: string): Promise<number> {
+    return this.redis.pttl(name);
+  }
+}

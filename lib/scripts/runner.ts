@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+import type { RedisConnection } from '../connection';
+
+/** A Lua script with its SHA-1, ready for EVALSHA. */
+export interface Script {
+  /** Name for diagnostics, e.g. `lock/acquire`. */
+  readonly name: string;
+  /** The script text. */
+  readonly source: string;
+  /** SHA-1 of `source`, the EVALSHA handle. */
+  readonly sha: string;
+}
+
+/** Wraps a script's text with its SHA-1. */
+export function defineScript(name: string, source: string): Script {
+  return { name, source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+/** An argument as Redis receives it. */
+export type ScriptArg = string | number;
+
+/**
+ * Runs scripts by EVALSHA and falls back to EVAL (which also caches the script on that server) when
+ * the server answers NOSCRIPT: after a restart, a failover, or on a cluster node seen for the first time.
+ */
+export class ScriptRunner {
+  constructor(private readonly redis: RedisConnection) {}
+
+  /** Runs `script` with the given KEYS and ARGV and returns its raw reply. */
+  async run(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
+    try {
+      return await this.redis.evalsha(script.sha, keys.length, ...keys, ...args);
+    } catch (error) {
+      if (!isNoScript(error)) throw error;
+      return this.redis.eval(script.source, keys.length, ...keys, ...args);
+    }
+  }
+}
+
+function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('NOSCRIPT');
+}

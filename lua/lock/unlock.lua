@@ -1,0 +1,40 @@
+--[[
+  Release one hold of a reentrant lock; publish the unlock message when the last hold goes.
+  The outcome is recorded in an unlock latch so that a re-sent call with the same request id
+  replays it instead of failing.
+
+  KEYS[1]  lock hash <name>
+  KEYS[2]  unlock channel redisson_lock__channel:{<name>}
+  KEYS[3]  unlock latch redisson_unlock_latch:{<name>}:<requestId>
+  ARGV[1]  unlock message (0)
+  ARGV[2]  lease in ms applied when holds remain
+  ARGV[3]  owner token <clientId>:<threadId>
+  ARGV[4]  publish command (PUBLISH or SPUBLISH)
+  ARGV[5]  latch time-to-live in ms
+
+  Returns
+    1    the lock was fully released (or a previous call with this request id released it)
+    0    one hold was released, the owner still holds the lock (or replay of that outcome)
+    nil  the owner does not hold the lock
+]]
+local lock, channel, latch = KEYS[1], KEYS[2], KEYS[3]
+
+local replay = redis.call('get', latch)
+if replay then
+  return tonumber(replay)
+end
+
+if redis.call('hexists', lock, ARGV[3]) == 0 then
+  return nil
+end
+
+if redis.call('hincrby', lock, ARGV[3], -1) > 0 then
+  redis.call('pexpire', lock, ARGV[2])
+  redis.call('set', latch, 0, 'px', ARGV[5])
+  return 0
+end
+
+redis.call('del', lock)
+redis.call(ARGV[4], channel, ARGV[1])
+redis.call('set', latch, 1, 'px', ARGV[5])
+return 1

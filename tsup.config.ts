@@ -1,0 +1,12 @@
+import { defineConfig } from 'tsup';
+
+// Scripts in lua/ are inlined as strings so the bundle needs no file-system access at run time.
+export default defineConfig({
+  entry: ['lib/index.ts'],
+  format: ['cjs', 'esm'],
+  dts: true,
+  clean: true,
+  sourcemap: true,
+  target: 'node20',
+  loader: { '.lua': 'text' },
+});
