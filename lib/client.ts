@@ -54,7 +54,10 @@ export class RedissonClient {
       watchdogTimeout: this.options.lockWatchdogTimeout,
       batchSize: this.options.lockWatchdogBatchSize,
       renew: (names, owners, leaseTime) => scripts.renew(names, owners, leaseTime),
-      onLost: (error) => this.emit('lockLost', { name: error.lockName, owner: error.owner, error }),
+      onLost: (error) => {
+        this.scopes.forgetUnscoped(error.lockName, Number(error.owner.slice(this.id.length + 1)));
+        this.emit('lockLost', { name: error.lockName, owner: error.owner, error });
+      },
     });
     this.context = {
       clientId: this.id,

@@ -1,13 +1,16 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
- * Owner scopes: Node's stand-in for Redisson's threads. A scope is one logical thread id shared by
- * everything awaited inside it, so locks taken there re-enter; outside any scope every acquisition
- * gets an id of its own.
+ * Owner identity: Node's stand-in for Redisson's threads. An owner scope is one logical thread id
+ * shared by everything awaited inside it, so locks taken there re-enter. Outside any scope every
+ * acquisition gets an id of its own, which the client remembers per lock name while it is held, so
+ * that `unlock()` (on any object for that name) releases what was acquired.
  */
 export class OwnerScopes {
   private readonly storage = new AsyncLocalStorage<number>();
+  private readonly unscoped = new Map<string, number>();
   private lastThreadId = 0;
+  private warnedSelfWait = false;
 
   /** A thread id never handed out before by this client. */
   nextThreadId(): number {
@@ -24,5 +27,35 @@ export class OwnerScopes {
   run<T>(fn: () => T): T {
     if (this.current() !== undefined) return fn();
     return this.storage.run(this.nextThreadId(), fn);
+  }
+
+  /** The caller's thread id for `name`: its scope's, else the unscoped holder of `name`, if any. */
+  resolve(name: string): number | undefined {
+    return this.current() ?? this.unscoped.get(name);
+  }
+
+  /** Remembers `threadId` as the holder of `name` acquired outside any scope. */
+  rememberUnscoped(name: string, threadId: number): void {
+    this.unscoped.set(name, threadId);
+  }
+
+  /** Forgets the unscoped holder of `name` if it is `threadId`. */
+  forgetUnscoped(name: string, threadId: number): void {
+    if (this.unscoped.get(name) === threadId) this.unscoped.delete(name);
+  }
+
+  /**
+   * Warns once when a bare wait starts while this client already holds `name` outside any scope:
+   * the call waits for that holder, and if its caller is the holder, for itself.
+   */
+  warnIfWaitingForItself(name: string): void {
+    if (this.warnedSelfWait || !this.unscoped.has(name)) return;
+    this.warnedSelfWait = true;
+    process.emitWarning(
+      `Lock '${name}' is already held by this client outside an owner scope; this call waits for that ` +
+        'holder. If the caller is the holder itself it waits for itself: run the work in redisson.run() ' +
+        'or lock.using() to re-enter.',
+      { code: 'IOREDISSON_SELF_WAIT' },
+    );
   }
 }

@@ -24,23 +24,16 @@ const lockWakePolicy: WakePolicy = (message) => (message === READ_UNLOCK_MESSAGE
  * `redisson_lock__channel:{name}` when it is released. Get one from `RedissonClient.getLock`.
  *
  * The owner of a call is, in order: its `threadId` option, the current owner scope
- * (`redisson.run`, `lock.using`), else a fresh id that this object remembers for `unlock()`.
+ * (`redisson.run`, `lock.using`), else, to acquire, a fresh id; to release or query, the id of this
+ * client's unscoped acquisition of the lock still held.
  */
 export class RLock implements HandleOwner {
-  /** Thread id of this object's last acquisition made outside any owner scope. */
-  private unscopedThreadId: number | undefined;
-  /** Lease re-applied when a reentrant hold is released (Redisson's "internal lease"). */
-  private internalLeaseTime: number;
-  private warnedSelfWait = false;
-
   /** @internal Use `RedissonClient.getLock`. */
   constructor(
     private readonly ctx: LockContext,
     /** The lock's name: the key of its hash. */
     readonly name: string,
-  ) {
-    this.internalLeaseTime = ctx.options.lockWatchdogTimeout;
-  }
+  ) {}
 
   /** Waits as long as it takes for the lock. Without `leaseTime` the watchdog keeps the lease alive. */
   async lock(options?: LockOptions): Promise<void> {
@@ -91,8 +84,8 @@ export class RLock implements HandleOwner {
   /** Releases one hold of the current owner; rejects with {@link LockNotHeldError} if it holds none. */
   async unlock(options?: OwnerOptions): Promise<void> {
     const { threadId } = resolveCallOptions(options, ['threadId']);
-    const current = threadId ?? this.currentThreadId();
-    if (current === undefined) throw this.notHeld('no acquisition by this caller is known');
+    const current = threadId ?? this.ctx.scopes.resolve(this.name);
+    if (current === undefined) throw this.notHeld('this client knows no held acquisition of it by the caller');
     await this.releaseHold(current);
   }
 
@@ -101,8 +94,6 @@ export class RLock implements HandleOwner {
     this.ctx.lifetime.throwIfAborted();
     const existed = await this.ctx.scripts.forceUnlock(this.name);
     this.ctx.renewal.loseAll(this.name, 'it was force-unlocked');
-    this.unscopedThreadId = undefined;
-    this.internalLeaseTime = this.ctx.options.lockWatchdogTimeout;
     return existed;
   }
 
@@ -114,7 +105,7 @@ export class RLock implements HandleOwner {
 
   /** Whether the current owner (scope, or this object's last acquisition) holds the lock. */
   async isHeldByCurrentThread(): Promise<boolean> {
-    const current = this.currentThreadId();
+    const current = this.ctx.scopes.resolve(this.name);
     return current === undefined ? false : this.isHeldByThread(current);
   }
 
@@ -128,7 +119,7 @@ export class RLock implements HandleOwner {
   /** The current owner's hold count; 0 when it does not hold the lock. */
   async getHoldCount(options?: OwnerOptions): Promise<number> {
     const { threadId } = resolveCallOptions(options, ['threadId']);
-    const current = threadId ?? this.currentThreadId();
+    const current = threadId ?? this.ctx.scopes.resolve(this.name);
     if (current === undefined) return 0;
     this.ctx.lifetime.throwIfAborted();
     return this.ctx.scripts.holdCount(this.name, this.owner(current));
@@ -145,15 +136,15 @@ export class RLock implements HandleOwner {
     this.ctx.lifetime.throwIfAborted();
     const owner = this.owner(threadId);
     const sentAt = performance.now();
+    // Remaining holds keep the lease of the latest acquisition (Redisson's "internal lease").
+    const leaseTime = this.ctx.renewal.leaseTimeOf(this.name, owner) ?? this.ctx.options.lockWatchdogTimeout;
     this.ctx.renewal.unregister(this.name, owner);
-    const leaseTime = this.internalLeaseTime;
     const result = await this.ctx.scripts.unlock({ name: this.name, owner, leaseTime, requestId: newRequestId() });
     if (result === 'decremented') {
       this.ctx.renewal.extend(this.name, owner, sentAt, leaseTime);
     } else {
       this.ctx.renewal.forget(this.name, owner);
-      if (this.unscopedThreadId === threadId) this.unscopedThreadId = undefined;
-      this.internalLeaseTime = this.ctx.options.lockWatchdogTimeout;
+      this.ctx.scopes.forgetUnscoped(this.name, threadId);
     }
     if (result === 'not-held') {
       throw this.notHeld('it was never acquired, was already released, or its lease expired', owner);
@@ -182,7 +173,7 @@ export class RLock implements HandleOwner {
     lifetime.throwIfAborted();
     call.signal?.throwIfAborted();
     const scoped = call.threadId ?? this.ctx.scopes.current();
-    if (scoped === undefined && call.waitTime === undefined) this.warnIfWaitingForItself();
+    if (scoped === undefined && call.waitTime === undefined) this.ctx.scopes.warnIfWaitingForItself(this.name);
     const threadId = scoped ?? this.ctx.scopes.nextThreadId();
     const owner = this.owner(threadId);
     const leaseTime = call.leaseTime ?? this.ctx.options.lockWatchdogTimeout;
@@ -194,7 +185,6 @@ export class RLock implements HandleOwner {
         if (ttl === null) {
           // Track the lease before anyone can see the acquisition, so no release can race it.
           this.ctx.renewal.register(this.name, owner, { sentAt, leaseTime, renew: call.leaseTime === undefined });
-          if (call.leaseTime !== undefined) this.internalLeaseTime = call.leaseTime;
         }
         return ttl;
       },
@@ -210,13 +200,9 @@ export class RLock implements HandleOwner {
       await this.releaseHold(threadId).catch(() => undefined);
       throw abandoned.reason;
     }
-    if (scoped === undefined) this.unscopedThreadId = threadId;
+    if (scoped === undefined) this.ctx.scopes.rememberUnscoped(this.name, threadId);
     this.ctx.emit('acquired', { name: this.name, owner });
     return threadId;
-  }
-
-  private currentThreadId(): number | undefined {
-    return this.ctx.scopes.current() ?? this.unscopedThreadId;
   }
 
   private owner(threadId: number): string {
@@ -226,17 +212,5 @@ export class RLock implements HandleOwner {
   private notHeld(why: string, owner?: string): LockNotHeldError {
     const by = owner ? ` by owner ${owner}` : '';
     return new LockNotHeldError(`Lock '${this.name}' is not held${by}: ${why}`, this.name);
-  }
-
-  /** Outside a scope a second bare lock() never re-enters; if its caller is the holder, it waits for itself. */
-  private warnIfWaitingForItself(): void {
-    if (this.unscopedThreadId === undefined || this.warnedSelfWait) return;
-    this.warnedSelfWait = true;
-    process.emitWarning(
-      `Lock '${this.name}' is already held through this object outside an owner scope; this call waits ` +
-        'for that holder. If the caller is the holder itself it will wait for itself: run the work in ' +
-        'redisson.run() or lock.using() to re-enter.',
-      { code: 'IOREDISSON_SELF_WAIT' },
-    );
   }
 }

@@ -73,6 +73,11 @@ export class RenewalScheduler {
     this.schedule(this.dueAt(term, 0));
   }
 
+  /** The lease last set for `owner` on `name`, if tracked. */
+  leaseTimeOf(name: string, owner: string): number | undefined {
+    return this.leases.get(leaseKey(name, owner))?.leaseTime;
+  }
+
   /** Counts one hold less; tracking stops with the last. */
   unregister(name: string, owner: string): void {
     const key = leaseKey(name, owner);

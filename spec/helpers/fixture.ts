@@ -1,0 +1,46 @@
+import type Redis from 'ioredis';
+import type { RedisOptions } from 'ioredis';
+import { RedissonClient, type RedissonOptions } from '../../lib';
+import { startRedis, type TestRedis } from './redis-server';
+
+/**
+ * Per-file set-up: one throwaway Redis for the file, flushed before each test, and clients that are
+ * shut down after each test. Asserts that no client leaves a subscription or a tracked lease behind.
+ */
+export function useRedis(): {
+  server: () => TestRedis;
+  admin: () => Redis;
+  client: (options?: RedissonOptions, connection?: RedisOptions) => RedissonClient;
+} {
+  let server: TestRedis;
+  let admin: Redis;
+  let clients: RedissonClient[] = [];
+
+  beforeAll(async () => {
+    server = await startRedis();
+    admin = server.connect();
+  });
+  beforeEach(async () => {
+    await admin.flushall();
+  });
+  afterEach(async () => {
+    await Promise.all(clients.map((c) => c.shutdown()));
+    clients = [];
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  return {
+    server: () => server,
+    admin: () => admin,
+    client: (options, connection) => {
+      const client = new RedissonClient(server.connect(connection), options);
+      clients.push(client);
+      return client;
+    },
+  };
+}
+
+/** Resolves after `ms`. */
+export const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));

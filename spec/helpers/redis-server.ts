@@ -1,0 +1,111 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import Redis, { type RedisOptions } from 'ioredis';
+
+/** A Redis server for one test file: a throwaway `redis-server`, or the one `REDIS_URL` names. */
+export interface TestRedis {
+  readonly url: string;
+  /** A new connection; closed by `stop()`. */
+  connect(options?: RedisOptions): Redis;
+  /** Closes every connection made by `connect` and stops the server if this helper started it. */
+  stop(): Promise<void>;
+}
+
+/** Starts `redis-server` on a free loopback port (no persistence), or uses `REDIS_URL` when set. */
+export async function startRedis(): Promise<TestRedis> {
+  const external = process.env.REDIS_URL;
+  let server: ChildProcess | undefined;
+  let url: string;
+  if (external) {
+    url = external;
+  } else {
+    const port = await freePort();
+    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    await waitForReady(server);
+    url = `redis://127.0.0.1:${port}`;
+  }
+  const connections: Redis[] = [];
+  return {
+    url,
+    connect(options = {}) {
+      const redis = new Redis(url, { maxRetriesPerRequest: null, ...options });
+      redis.on('error', () => undefined);
+      connections.push(redis);
+      return redis;
+    },
+    async stop() {
+      for (const redis of connections) redis.disconnect();
+      if (server && server.exitCode === null) {
+        const exited = new Promise((resolve) => server!.once('exit', resolve));
+        server.kill('SIGTERM');
+        await exited;
+      }
+    },
+  };
+}
+
+/** A loopback TCP port nobody listens on right now. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function waitForReady(server: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      if (output.includes('Ready to accept connections')) {
+        server.stdout?.off('data', onData);
+        server.stdout?.resume();
+        server.stderr?.resume();
+        resolve();
+      }
+    };
+    server.stdout?.on('data', onData);
+    server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
+    server.once('error', reject);
+  });
+}
+
+/** Calls of each Redis command so far, from `INFO commandstats` (lower-case names). */
+export async function commandCounts(redis: Redis): Promise<Map<string, number>> {
+  const info = await redis.info('commandstats');
+  const counts = new Map<string, number>();
+  for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+    counts.set(match[1]!, Number(match[2]));
+  }
+  return counts;
+}
+
+/** Commands called between two `commandCounts` snapshots, ignoring the named ones (e.g. `info`). */
+export function commandsBetween(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  ignore: readonly string[] = ['info'],
+): Record<string, number> {
+  const delta: Record<string, number> = {};
+  for (const [name, calls] of after) {
+    const diff = calls - (before.get(name) ?? 0);
+    if (diff > 0 && !ignore.includes(name)) delta[name] = diff;
+  }
+  return delta;
+}
+
+/** Polls `check` until it returns true or `timeoutMs` passes; rejects on time-out. */
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5_000, what = 'condition'): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

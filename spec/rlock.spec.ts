@@ -1,0 +1,300 @@
+import { randomUUID } from 'node:crypto';
+import { getEventListeners } from 'node:events';
+import {
+  LockAcquireTimeoutError,
+  LockNotHeldError,
+  type RedissonClient,
+} from '../lib';
+import { delay, useRedis } from './helpers/fixture';
+import { commandCounts, commandsBetween, eventually } from './helpers/redis-server';
+
+const { admin, client } = useRedis();
+
+/** PUBSUB NUMSUB of one channel. */
+async function subscribers(channel: string): Promise<number> {
+  const [, count] = (await admin().pubsub('NUMSUB', channel)) as [string, number];
+  return Number(count);
+}
+
+/** Read-modify-write of a Redis counter with an await in between: loses updates unless excluded. */
+async function unsafeIncrement(key: string): Promise<void> {
+  const value = Number((await admin().get(key)) ?? 0);
+  await delay(1);
+  await admin().set(key, value + 1);
+}
+
+function expectIdle(redisson: RedissonClient): void {
+  expect(redisson.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
+}
+
+describe('RLock ownership and reentrancy', () => {
+  it('re-enters inside redisson.run() and stores one <uuid>:<id> field with the hold count', async () => {
+    const redisson = client();
+    const lock = redisson.getLock('order:42');
+    const counts: number[] = [];
+    await redisson.run(async () => {
+      await lock.lock();
+      counts.push(await lock.getHoldCount());
+      await lock.lock();
+      counts.push(await lock.getHoldCount());
+      const fields = await admin().hgetall('order:42');
+      expect(Object.keys(fields)).toHaveLength(1);
+      const [field] = Object.keys(fields);
+      expect(field).toMatch(new RegExp(`^${redisson.id}:[1-9][0-9]*$`));
+      expect(fields[field!]).toBe('2');
+      expect(await lock.isHeldByCurrentThread()).toBe(true);
+      await lock.unlock();
+      counts.push(await lock.getHoldCount());
+      await lock.unlock();
+      counts.push(await lock.getHoldCount());
+    });
+    expect(counts).toEqual([1, 2, 1, 0]);
+    expect(await admin().exists('order:42')).toBe(0);
+    expect(redisson.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expectIdle(redisson);
+  });
+
+  it('makes two concurrent tasks outside any scope exclude each other, on one object or two', async () => {
+    const redisson = client();
+    const shared = redisson.getLock('counter-lock');
+    const task = async (lock = shared): Promise<void> => {
+      for (let i = 0; i < 25; i++) {
+        await lock.lock();
+        try {
+          await unsafeIncrement('counter');
+        } finally {
+          await lock.unlock();
+        }
+      }
+    };
+    await Promise.all([task(), task(), task(redisson.getLock('counter-lock'))]);
+    expect(await admin().get('counter')).toBe('75');
+    expectIdle(redisson);
+  });
+
+  it('does not re-enter across tasks: a second task waits instead of sharing the hold', async () => {
+    const redisson = client();
+    const lock = redisson.getLock('no-silent-reentry');
+    await lock.lock();
+    expect(await lock.tryLock()).toBe(false);
+    expect(await redisson.getLock('no-silent-reentry').tryLock({ waitTime: 50 })).toBe(false);
+    await lock.unlock();
+    expectIdle(redisson);
+  });
+
+  it('lets an explicit threadId own, query and release the lock', async () => {
+    const redisson = client();
+    const lock = redisson.getLock('explicit');
+    await lock.lock({ threadId: 7 });
+    expect(await admin().hget('explicit', `${redisson.id}:7`)).toBe('1');
+    expect(await lock.isHeldByThread(7)).toBe(true);
+    expect(await lock.isHeldByThread(8)).toBe(false);
+    expect(await lock.getHoldCount({ threadId: 7 })).toBe(1);
+    await lock.unlock({ threadId: 7 });
+    expect(await lock.isLocked()).toBe(false);
+  });
+
+  it('throws LockNotHeldError on a second unlock and on unlock by a non-owner', async () => {
+    const redisson = client();
+    const lock = redisson.getLock('twice');
+    await lock.lock();
+    await lock.unlock();
+    await expect(lock.unlock()).rejects.toBeInstanceOf(LockNotHeldError);
+    await redisson.getLock('twice').lock({ threadId: 1 });
+    await expect(lock.unlock({ threadId: 2 })).rejects.toBeInstanceOf(LockNotHeldError);
+    expect(await admin().hget('twice', `${redisson.id}:1`)).toBe('1');
+  });
+
+  it('reports state: isLocked, remainTimeToLive, forceUnlock', async () => {
+    const redisson = client();
+    const lock = redisson.getLock('state');
+    expect(await lock.isLocked()).toBe(false);
+    expect(await lock.remainTimeToLive()).toBe(-2);
+    await lock.lock({ leaseTime: 10_000 });
+    expect(await lock.isLocked()).toBe(true);
+    const ttl = await lock.remainTimeToLive();
+    expect(ttl).toBeGreaterThan(5_000);
+    expect(ttl).toBeLessThanOrEqual(10_000);
+    expect(await lock.forceUnlock()).toBe(true);
+    expect(await lock.forceUnlock()).toBe(false);
+    expect(await lock.isLocked()).toBe(false);
+    expectIdle(redisson);
+  });
+});
+
+describe('RLock waiting without polling', () => {
+  it('wakes a waiter with the unlock message, not its TTL, and sends nothing while it waits', async () => {
+    const holder = client();
+    const waiter = client();
+    const held = holder.getLock('hot');
+    await held.lock({ leaseTime: 30_000 });
+    let acquiredAt = 0;
+    const waiting = waiter.getLock('hot').lock().then(() => {
+      acquiredAt = performance.now();
+    });
+    await eventually(() => waiter.diagnostics().waiters === 1, 5_000, 'waiter to park');
+
+    const before = await commandCounts(admin());
+    await delay(500);
+    const after = await commandCounts(admin());
+    expect(commandsBetween(before, after)).toEqual({});
+
+    const unlockedAt = performance.now();
+    await held.unlock();
+    await waiting;
+    // The lease was 30 s: a wake within 2 s can only come from the unlock message.
+    expect(acquiredAt - unlockedAt).toBeLessThan(2_000);
+    expect(await waiter.getLock('hot').isHeldByCurrentThread()).toBe(true);
+    await waiter.getLock('hot').unlock();
+  });
+
+  it('hands the lock to waiters one at a time, each woken by a message', async () => {
+    const holder = client();
+    const waiters = client();
+    const lock = holder.getLock('queue');
+    await lock.lock({ leaseTime: 30_000 });
+    const order: number[] = [];
+    const tasks = [1, 2, 3].map((n) =>
+      waiters.getLock('queue').using(async () => {
+        order.push(n);
+        await delay(5);
+      }),
+    );
+    await eventually(() => waiters.diagnostics().waiters === 3, 5_000, 'three parked waiters');
+    expect(await subscribers('redisson_lock__channel:{queue}')).toBe(1);
+    const start = performance.now();
+    await lock.unlock();
+    await Promise.all(tasks);
+    expect(performance.now() - start).toBeLessThan(5_000);
+    expect(order.sort()).toEqual([1, 2, 3]);
+    expect(await subscribers('redisson_lock__channel:{queue}')).toBe(0);
+    expectIdle(waiters);
+  });
+
+  it('gets a lock whose explicit lease expires, with no message at all', async () => {
+    const holder = client();
+    const waiter = client();
+    await holder.getLock('lease').lock({ leaseTime: 200 });
+    const start = performance.now();
+    const handle = await waiter.getLock('lease').acquire({ waitTime: 10_000 });
+    const waited = performance.now() - start;
+    expect(waited).toBeGreaterThanOrEqual(100);
+    expect(waited).toBeLessThan(5_000);
+    await handle.release();
+    await expect(holder.getLock('lease').unlock()).rejects.toBeInstanceOf(LockNotHeldError);
+  });
+});
+
+describe('RLock time-outs, aborts and leftovers', () => {
+  it('tryLock returns false when its wait runs out; acquire throws LockAcquireTimeoutError', async () => {
+    const holder = client();
+    const waiter = client();
+    await holder.getLock('busy').lock({ leaseTime: 30_000 });
+    expect(await waiter.getLock('busy').tryLock()).toBe(false);
+    expect(await waiter.getLock('busy').tryLock({ waitTime: 100 })).toBe(false);
+    expect(await waiter.getLock('busy').tryAcquire({ waitTime: 50 })).toBeNull();
+    const error = await waiter.getLock('busy').acquire({ waitTime: 100 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LockAcquireTimeoutError);
+    expect(error).toMatchObject({ code: 'ERR_LOCK_ACQUIRE_TIMEOUT', lockName: 'busy', waitTime: 100 });
+    expectIdle(waiter);
+    expect(await subscribers('redisson_lock__channel:{busy}')).toBe(0);
+  });
+
+  it('rejects with the signal reason when aborted while waiting, and leaves nothing behind', async () => {
+    const holder = client();
+    const waiter = client();
+    await holder.getLock('abort').lock({ leaseTime: 30_000 });
+    const controller = new AbortController();
+    const reason = new Error('caller gave up');
+    const waiting = waiter.getLock('abort').lock({ signal: controller.signal });
+    await eventually(() => waiter.diagnostics().waiters === 1, 5_000, 'waiter to park');
+    controller.abort(reason);
+    await expect(waiting).rejects.toBe(reason);
+    expectIdle(waiter);
+    expect(await subscribers('redisson_lock__channel:{abort}')).toBe(0);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    expect(await admin().hlen('abort')).toBe(1);
+  });
+
+  it('rejects at once, sending nothing, when the signal is already aborted', async () => {
+    const redisson = client();
+    const before = await commandCounts(admin());
+    const reason = new Error('already');
+    await expect(redisson.getLock('pre').lock({ signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
+    expect(commandsBetween(before, await commandCounts(admin()))).toEqual({});
+  });
+});
+
+describe('Redisson wire compatibility', () => {
+  it('is blocked by a lock written by hand in Redisson format under another client id', async () => {
+    const redisson = client();
+    const javaOwner = `${randomUUID()}:57`;
+    await admin().hset('shared', javaOwner, 1);
+    await admin().pexpire('shared', 30_000);
+    expect(await redisson.getLock('shared').tryLock()).toBe(false);
+    expect(await redisson.getLock('shared').tryLock({ waitTime: 100 })).toBe(false);
+  });
+
+  it('wakes a waiter on a 0 published by hand, and publishes 0 on its own unlock', async () => {
+    const redisson = client();
+    await admin().hset('java-held', `${randomUUID()}:1`, 1);
+    await admin().pexpire('java-held', 30_000);
+    const start = performance.now();
+    const waiting = redisson.getLock('java-held').acquire();
+    await eventually(() => redisson.diagnostics().waiters === 1, 5_000, 'waiter to park');
+    await admin().del('java-held');
+    await admin().publish('redisson_lock__channel:{java-held}', '0');
+    const handle = await waiting;
+    expect(performance.now() - start).toBeLessThan(10_000);
+
+    const listener = admin().duplicate();
+    const messages: [string, string][] = [];
+    listener.on('message', (channel: string, message: string) => messages.push([channel, message]));
+    await listener.subscribe('redisson_lock__channel:{java-held}');
+    await handle.release();
+    await eventually(() => messages.length === 1, 5_000, 'unlock message');
+    expect(messages).toEqual([['redisson_lock__channel:{java-held}', '0']]);
+    listener.disconnect();
+  });
+
+  it('uses the channel of a name that already carries a hash tag', async () => {
+    const redisson = client();
+    const listener = admin().duplicate();
+    const channels: string[] = [];
+    listener.on('message', (channel: string) => channels.push(channel));
+    await listener.subscribe('redisson_lock__channel:{t1}:job');
+    const lock = redisson.getLock('{t1}:job');
+    await lock.lock();
+    await lock.unlock();
+    await eventually(() => channels.length === 1, 5_000, 'unlock message');
+    expect(channels).toEqual(['redisson_lock__channel:{t1}:job']);
+    listener.disconnect();
+  });
+
+  it('deletes the unlock latch after a successful unlock', async () => {
+    const redisson = client();
+    const lock = redisson.getLock('latched');
+    await lock.lock();
+    await lock.unlock();
+    await eventually(async () => (await admin().keys('redisson_unlock_latch:*')).length === 0, 5_000, 'latch deletion');
+    expect(await admin().dbsize()).toBe(0);
+  });
+
+  it('accounts for an ioredis keyPrefix on both the keys and the channel', async () => {
+    const prefixed = client(undefined, { keyPrefix: 'app:' });
+    const waiting = client(undefined, { keyPrefix: 'app:' });
+    const plain = client();
+    const holder = prefixed.getLock('job');
+    await holder.lock({ leaseTime: 30_000 });
+    expect(await admin().exists('app:job')).toBe(1);
+    const start = performance.now();
+    const acquired = waiting.getLock('job').acquire();
+    await eventually(() => waiting.diagnostics().waiters === 1, 5_000, 'waiter to park');
+    expect(await subscribers('app:redisson_lock__channel:{job}')).toBe(1);
+    await holder.unlock();
+    await (await acquired).release();
+    expect(performance.now() - start).toBeLessThan(10_000);
+    expect(await plain.getLock('job').isLocked()).toBe(false);
+    expect(await admin().dbsize()).toBe(0);
+  });
+});
