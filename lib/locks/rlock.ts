@@ -50,7 +50,7 @@ export class RLock implements HandleOwner {
    * Acquires and resolves a {@link LockHandle}; waits as long as it takes, or rejects with
    * {@link LockAcquireTimeoutError} when a given `waitTime` runs out.
    */
-  acquire(options?: AcquireOptions): Promise<LockHandle> {
+  async acquire(options?: AcquireOptions): Promise<LockHandle> {
     return this.acquireCall(resolveCallOptions(options));
   }
 
@@ -65,7 +65,7 @@ export class RLock implements HandleOwner {
    * Runs `fn` holding the lock, inside an owner scope (the caller's, or a new one), and releases it
    * afterwards. `fn` gets the handle's `signal`, which aborts if the lock is lost meanwhile.
    */
-  using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: AcquireOptions): Promise<T> {
+  async using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: AcquireOptions): Promise<T> {
     const call = resolveCallOptions(options);
     return this.ctx.scopes.run(async () => {
       const handle = await this.acquireCall(call);
@@ -98,7 +98,7 @@ export class RLock implements HandleOwner {
   }
 
   /** Whether anyone holds the lock. */
-  isLocked(): Promise<boolean> {
+  async isLocked(): Promise<boolean> {
     this.ctx.lifetime.throwIfAborted();
     return this.ctx.scripts.isLocked(this.name);
   }
@@ -110,7 +110,7 @@ export class RLock implements HandleOwner {
   }
 
   /** Whether `<clientId>:<threadId>` holds the lock. */
-  isHeldByThread(threadId: number): Promise<boolean> {
+  async isHeldByThread(threadId: number): Promise<boolean> {
     checkThreadId(threadId);
     this.ctx.lifetime.throwIfAborted();
     return this.ctx.scripts.isHeldBy(this.name, this.owner(threadId));
@@ -126,7 +126,7 @@ export class RLock implements HandleOwner {
   }
 
   /** Time left on the lease in ms: -2 when the lock is free, -1 when held without expiry. */
-  remainTimeToLive(): Promise<number> {
+  async remainTimeToLive(): Promise<number> {
     this.ctx.lifetime.throwIfAborted();
     return this.ctx.scripts.remainTimeToLive(this.name);
   }

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { ScriptRunner } from '../lib/scripts/runner';
+import { LockScripts, newRequestId } from '../lib/scripts/lock';
+import { useRedis } from './helpers/fixture';
+import { commandCounts } from './helpers/redis-server';
+
+const { admin, server } = useRedis();
+
+describe('lock scripts (reply and Redis state)', () => {
+  let scripts: LockScripts;
+  const owner = `${randomUUID()}:1`;
+  const other = `${randomUUID()}:2`;
+
+  beforeEach(() => {
+    const redis = server().connect();
+    scripts = new LockScripts(redis, new ScriptRunner(redis), Promise.resolve('PUBLISH'));
+  });
+
+  it('acquire: nil and a hash field with count and lease; reentry increments; others get the PTTL', async () => {
+    expect(await scripts.acquire('s', owner, 10_000)).toBeNull();
+    expect(await admin().hgetall('s')).toEqual({ [owner]: '1' });
+    expect(await scripts.acquire('s', owner, 20_000)).toBeNull();
+    expect(await admin().hgetall('s')).toEqual({ [owner]: '2' });
+    expect(await admin().pttl('s')).toBeGreaterThan(10_000);
+    const ttl = await scripts.acquire('s', other, 10_000);
+    expect(ttl).toBeGreaterThan(10_000);
+    expect(ttl).toBeLessThanOrEqual(20_000);
+    await admin().persist('s');
+    expect(await scripts.acquire('s', other, 10_000)).toBe(-1);
+  });
+
+  it('unlock: decrement with lease, full release with message, nil for a non-owner', async () => {
+    await scripts.acquire('u', owner, 10_000);
+    await scripts.acquire('u', owner, 10_000);
+    expect(await scripts.unlock({ name: 'u', owner: other, leaseTime: 5_000, requestId: newRequestId() })).toBe('not-held');
+    expect(await scripts.unlock({ name: 'u', owner, leaseTime: 5_000, requestId: newRequestId() })).toBe('decremented');
+    expect(await admin().hgetall('u')).toEqual({ [owner]: '1' });
+    expect(await admin().pttl('u')).toBeLessThanOrEqual(5_000);
+    expect(await scripts.unlock({ name: 'u', owner, leaseTime: 5_000, requestId: newRequestId() })).toBe('released');
+    expect(await admin().exists('u')).toBe(0);
+  });
+
+  it('replays the outcome of a re-sent unlock with the same request id', async () => {
+    await scripts.acquire('r', owner, 10_000);
+    const requestId = newRequestId();
+    const latch = `redisson_unlock_latch:{r}:${requestId}`;
+    const redis = server().connect();
+    const runner = new ScriptRunner(redis);
+    // A lost reply: the script ran, but the caller never learned it (so the latch was not deleted).
+    const silent = new LockScripts(redis, runner, Promise.resolve('PUBLISH'));
+    jest.spyOn(redis, 'del').mockImplementationOnce(() => Promise.resolve(0) as never);
+    expect(await silent.unlock({ name: 'r', owner, leaseTime: 30_000, requestId })).toBe('released');
+    expect(await admin().get(latch)).toBe('1');
+    const latchTtl = await admin().pttl(latch);
+    expect(latchTtl).toBeGreaterThan(15_000);
+    expect(latchTtl).toBeLessThanOrEqual(20_000);
+    expect(await scripts.unlock({ name: 'r', owner, leaseTime: 30_000, requestId })).toBe('released');
+    expect(await scripts.unlock({ name: 'r', owner, leaseTime: 30_000, requestId: newRequestId() })).toBe('not-held');
+  });
+
+  it('renew: extends only the leases whose owner still holds them', async () => {
+    await scripts.acquire('a', owner, 1_000);
+    await scripts.acquire('b', other, 1_000);
+    expect(await scripts.renew(['a', 'b', 'c'], [owner, owner, owner], 50_000)).toEqual([true, false, false]);
+    expect(await admin().pttl('a')).toBeGreaterThan(40_000);
+    expect(await admin().pttl('b')).toBeLessThanOrEqual(1_000);
+  });
+
+  it('force-unlock: deletes whoever holds it and publishes 0, reports whether it existed', async () => {
+    await scripts.acquire('f', other, 10_000);
+    const listener = server().connect();
+    const messages: string[] = [];
+    listener.on('message', (_channel: string, message: string) => messages.push(message));
+    await listener.subscribe('redisson_lock__channel:{f}');
+    expect(await scripts.forceUnlock('f')).toBe(true);
+    expect(await scripts.forceUnlock('f')).toBe(false);
+    expect(await admin().exists('f')).toBe(0);
+    await admin().ping();
+    expect(messages).toEqual(['0']);
+  });
+
+  it('runs by EVALSHA and reloads with EVAL once after SCRIPT FLUSH', async () => {
+    await scripts.acquire('x', owner, 1_000);
+    const scriptCalls = async (): Promise<[number, number]> => {
+      const counts = await commandCounts(admin());
+      return [counts.get('evalsha') ?? 0, counts.get('eval') ?? 0];
+    };
+    const [sha0, eval0] = await scriptCalls();
+    await scripts.acquire('x', owner, 1_000);
+    expect(await scriptCalls()).toEqual([sha0 + 1, eval0]);
+    await admin().script('FLUSH');
+    await scripts.acquire('x', owner, 1_000);
+    await scripts.acquire('x', owner, 1_000);
+    expect(await scriptCalls()).toEqual([sha0 + 3, eval0 + 1]);
+    expect(await admin().hget('x', owner)).toBe('4');
+  });
+});

@@ -1,0 +1,88 @@
+import Redis from 'ioredis';
+import { DEFAULTS, InvalidArgumentError, MAX_TIME_MS, RedissonClient, type RLock } from '../lib';
+import { useRedis } from './helpers/fixture';
+import { commandCounts, commandsBetween } from './helpers/redis-server';
+
+const { admin, client } = useRedis();
+
+const badTimes: unknown[] = [-1, NaN, Infinity, -Infinity, 1.5, MAX_TIME_MS + 1, '100', null];
+
+describe('input validation', () => {
+  let lock: RLock;
+  let before: Map<string, number>;
+
+  beforeEach(async () => {
+    lock = client().getLock('validated');
+    before = await commandCounts(admin());
+  });
+  afterEach(async () => {
+    expect(commandsBetween(before, await commandCounts(admin()))).toEqual({});
+  });
+
+  it.each(badTimes)('rejects waitTime %p', async (waitTime) => {
+    await expect(lock.tryLock({ waitTime } as never)).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(lock.acquire({ waitTime } as never)).rejects.toBeInstanceOf(InvalidArgumentError);
+  });
+
+  it.each([...badTimes, 0])('rejects leaseTime %p', async (leaseTime) => {
+    await expect(lock.lock({ leaseTime } as never)).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(lock.tryLock({ leaseTime } as never)).rejects.toBeInstanceOf(InvalidArgumentError);
+  });
+
+  it.each([0, -3, 1.5, NaN, Number.MAX_SAFE_INTEGER + 1, '7'])('rejects threadId %p', async (threadId) => {
+    await expect(lock.lock({ threadId } as never)).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(lock.unlock({ threadId } as never)).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(lock.isHeldByThread(threadId as never)).rejects.toBeInstanceOf(InvalidArgumentError);
+  });
+
+  it('rejects unknown options, options that are not objects, and a signal that is not an AbortSignal', async () => {
+    await expect(lock.lock({ waitTime: 10 } as never)).rejects.toThrow(/Unknown lock options: waitTime/);
+    await expect(lock.tryLock({ lease: 10 } as never)).rejects.toThrow(/Unknown lock options: lease/);
+    await expect(lock.tryLock('fast' as never)).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(lock.tryLock({ signal: {} } as never)).rejects.toBeInstanceOf(InvalidArgumentError);
+    await expect(lock.unlock({ leaseTime: 5 } as never)).rejects.toBeInstanceOf(InvalidArgumentError);
+  });
+
+  it.each(['', 42, null, undefined, { name: 'x' }])('rejects lock name %p', (name) => {
+    expect(() => client().getLock(name as never)).toThrow(InvalidArgumentError);
+  });
+
+  it('gives every validation error the ERR_INVALID_ARGUMENT code and a readable message', async () => {
+    const error = await lock.tryLock({ waitTime: -5 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'ERR_INVALID_ARGUMENT', name: 'InvalidArgumentError' });
+    expect((error as Error).message).toBe('waitTime must be an integer from 0 to 2147483647 ms, got -5');
+  });
+});
+
+describe('client options', () => {
+  const redis = new Redis({ lazyConnect: true });
+  afterAll(() => redis.disconnect());
+
+  it('fills in frozen defaults equal to Redisson\'s', () => {
+    const redisson = new RedissonClient(redis);
+    expect(redisson.options).toEqual({
+      lockWatchdogTimeout: 30_000,
+      lockWatchdogBatchSize: 100,
+      subscriptionTimeout: 7_500,
+      shardedPubSub: 'auto',
+    });
+    expect(Object.isFrozen(DEFAULTS)).toBe(true);
+    expect(Object.isFrozen(redisson.options)).toBe(true);
+  });
+
+  it.each([
+    { lockWatchdogTimeout: 0 },
+    { lockWatchdogTimeout: 1.5 },
+    { lockWatchdogTimeout: MAX_TIME_MS + 1 },
+    { lockWatchdogBatchSize: 0 },
+    { subscriptionTimeout: -1 },
+    { shardedPubSub: 'yes' },
+    { watchdog: 1000 },
+  ])('rejects %p', (options) => {
+    expect(() => new RedissonClient(redis, options as never)).toThrow(InvalidArgumentError);
+  });
+
+  it('rejects something that is not an ioredis connection', () => {
+    expect(() => new RedissonClient({} as never)).toThrow(InvalidArgumentError);
+  });
+});

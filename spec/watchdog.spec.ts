@@ -1,0 +1,110 @@
+import { LockLostError, LockNotHeldError, type RedissonEvents } from '../lib';
+import { delay, useRedis } from './helpers/fixture';
+import { commandCounts, commandsBetween, eventually } from './helpers/redis-server';
+
+const { admin, client } = useRedis();
+
+/** Script calls (EVALSHA and EVAL) seen by the server so far. */
+async function scriptCalls(): Promise<number> {
+  const counts = await commandCounts(admin());
+  return (counts.get('evalsha') ?? 0) + (counts.get('eval') ?? 0);
+}
+
+describe('watchdog', () => {
+  it('keeps a lock with a 300 ms lease held for 1.5 s, and renews nothing after unlock', async () => {
+    const redisson = client({ lockWatchdogTimeout: 300 });
+    const lock = redisson.getLock('long-job');
+    const lost: unknown[] = [];
+    redisson.on('lockLost', (event) => lost.push(event));
+    const handle = await lock.acquire();
+    await delay(1_500);
+    expect(handle.signal.aborted).toBe(false);
+    expect(await lock.isHeldByThread(handle.threadId)).toBe(true);
+    const ttl = await admin().pttl('long-job');
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(300);
+    await handle.release();
+
+    // A hand-written hold on the same key is not kept alive by anything this client does.
+    await admin().hset('long-job', `${redisson.id}:${handle.threadId}`, 1);
+    await admin().pexpire('long-job', 300);
+    const before = await scriptCalls();
+    await delay(800);
+    expect(await scriptCalls()).toBe(before);
+    expect(await admin().exists('long-job')).toBe(0);
+    expect(lost).toEqual([]);
+    expect(redisson.diagnostics().leases).toBe(0);
+  });
+
+  it('renews many leases in batches of lockWatchdogBatchSize', async () => {
+    const redisson = client({ lockWatchdogTimeout: 600, lockWatchdogBatchSize: 4 });
+    const handles = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => redisson.getLock(`batch-${i}`).acquire()),
+    );
+    const before = await commandCounts(admin());
+    await delay(1_000); // about five renewal rounds, one every 200 ms
+    const during = commandsBetween(before, await commandCounts(admin()));
+    const calls = (during.evalsha ?? 0) + (during.eval ?? 0);
+    // ceil(10 / 4) = 3 calls per round; one call per lease would be 10 per round.
+    expect(calls).toBeGreaterThanOrEqual(3);
+    expect(calls).toBeLessThanOrEqual(3 * 6);
+    for (let i = 0; i < 10; i++) expect(await admin().exists(`batch-${i}`)).toBe(1);
+    await Promise.all(handles.map((h) => h.release()));
+  });
+
+  it('aborts the handle signal with LockLostError when the key is deleted, and stops renewing', async () => {
+    const redisson = client({ lockWatchdogTimeout: 300 });
+    const lock = redisson.getLock('doomed');
+    const events: RedissonEvents['lockLost'][] = [];
+    redisson.on('lockLost', (event) => events.push(event));
+    const handle = await lock.acquire();
+    await admin().del('doomed');
+    await eventually(() => handle.signal.aborted, 3_000, 'the loss to be signalled');
+    expect(handle.signal.reason).toBeInstanceOf(LockLostError);
+    expect(handle.signal.reason).toMatchObject({ code: 'ERR_LOCK_LOST', lockName: 'doomed' });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ name: 'doomed', owner: `${redisson.id}:${handle.threadId}` });
+    expect(redisson.diagnostics().leases).toBe(0);
+
+    const error = await handle.release().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LockNotHeldError);
+    expect((error as Error).cause).toBe(handle.signal.reason);
+    await expect(handle.release()).resolves.toBeUndefined();
+
+    const before = await scriptCalls();
+    await delay(400);
+    expect(await scriptCalls()).toBe(before);
+  });
+
+  it('makes unlock() throw LockNotHeldError once the watchdog found the lock gone', async () => {
+    const redisson = client({ lockWatchdogTimeout: 300 });
+    const lost = new Promise<RedissonEvents['lockLost']>((resolve) => redisson.on('lockLost', resolve));
+    await redisson.getLock('gone').lock();
+    await admin().del('gone');
+    await lost;
+    await expect(redisson.getLock('gone').unlock()).rejects.toBeInstanceOf(LockNotHeldError);
+  });
+
+  it('aborts the signal of a handle whose explicit lease ends before release', async () => {
+    const redisson = client();
+    const handle = await redisson.getLock('short').acquire({ leaseTime: 100 });
+    await eventually(() => handle.signal.aborted, 3_000, 'the lease end to be signalled');
+    expect(handle.signal.reason).toBeInstanceOf(LockLostError);
+    await expect(handle.release()).rejects.toBeInstanceOf(LockNotHeldError);
+  });
+
+  it('keeps a reentrant hold renewed until its last release', async () => {
+    const redisson = client({ lockWatchdogTimeout: 300 });
+    const lock = redisson.getLock('nested');
+    await redisson.run(async () => {
+      await lock.lock();
+      await lock.lock();
+      await lock.unlock();
+      await delay(700);
+      expect(await lock.getHoldCount()).toBe(1);
+      await lock.unlock();
+    });
+    expect(await lock.isLocked()).toBe(false);
+    expect(redisson.diagnostics().leases).toBe(0);
+  });
+});
