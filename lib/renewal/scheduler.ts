@@ -82,7 +82,7 @@ export class RenewalScheduler {
   unregister(name: string, owner: string): void {
     const key = leaseKey(name, owner);
     const lease = this.leases.get(key);
-    if (lease && --lease.holds <= 0) this.leases.delete(key);
+    if (lease && --lease.holds <= 0) this.delete(key);
   }
 
   /** Records a lease set again by a partial release (renewal, if any, carries on). */
@@ -95,7 +95,7 @@ export class RenewalScheduler {
 
   /** Stops tracking `owner`'s lease on `name` whatever its hold count. */
   forget(name: string, owner: string): void {
-    this.leases.delete(leaseKey(name, owner));
+    this.delete(leaseKey(name, owner));
   }
 
   /** Stops tracking every lease on `name` and tells their listeners the lock is lost. */
@@ -185,8 +185,15 @@ export class RenewalScheduler {
     });
   }
 
+  /** Stops tracking a lease; the timer goes with the last one. */
+  private delete(key: string): void {
+    if (!this.leases.delete(key) || this.leases.size > 0 || !this.timer) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
   private lose(lease: Lease, reason: string): void {
-    this.leases.delete(leaseKey(lease.name, lease.owner));
+    this.delete(leaseKey(lease.name, lease.owner));
     const error = new LockLostError(`Lock '${lease.name}' was lost: ${reason}`, lease.name, lease.owner);
     for (const listener of lease.listeners) listener(error);
     this.settings.onLost(error);

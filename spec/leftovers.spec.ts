@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { getEventListeners } from 'node:events';
+import { join } from 'node:path';
+import { LockAcquireTimeoutError } from '../lib';
+import { delay, useRedis } from './helpers/fixture';
+import { eventually } from './helpers/redis-server';
+import { trackTimers } from './helpers/timers';
+
+const { admin, client, server } = useRedis();
+
+/** Lets cleared timers be reported as destroyed. */
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe('nothing left behind', () => {
+  it('leaves no timer, listener, subscription or lease after time-outs, aborts and releases', async () => {
+    const holder = client();
+    const waiter = client();
+    const held = await holder.getLock('busy').acquire({ leaseTime: 30_000 });
+    const controller = new AbortController();
+    const timers = trackTimers();
+    try {
+      expect(await waiter.getLock('busy').tryLock({ waitTime: 50, signal: controller.signal })).toBe(false);
+      await expect(waiter.getLock('busy').acquire({ waitTime: 50 })).rejects.toBeInstanceOf(LockAcquireTimeoutError);
+      const aborted = waiter.getLock('busy').lock({ signal: controller.signal });
+      await eventually(() => waiter.diagnostics().waiters === 1, 5_000, 'a parked waiter');
+      controller.abort(new Error('stop'));
+      await expect(aborted).rejects.toThrow('stop');
+      const handle = await waiter.getLock('free').acquire();
+      await handle.release();
+      await settle();
+      expect(timers.live()).toBe(0);
+    } finally {
+      timers.stop();
+    }
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    expect(waiter.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
+    const [, count] = (await admin().pubsub('NUMSUB', 'redisson_lock__channel:{busy}')) as [string, number];
+    expect(Number(count)).toBe(0);
+    await held.release();
+  });
+
+  it('never takes a lock behind the back of a caller who aborted while its attempt was in flight', async () => {
+    const redisson = client();
+    const controller = new AbortController();
+    const reason = new Error('gave up');
+    const pending = redisson.getLock('late').lock({ signal: controller.signal });
+    controller.abort(reason); // the acquire script is already on its way and will succeed
+    await expect(pending).rejects.toBe(reason);
+    expect(await admin().exists('late')).toBe(0);
+    expect(redisson.diagnostics().leases).toBe(0);
+  });
+
+  it('rejects pending waits with ClientClosedError on shutdown and refuses later calls', async () => {
+    const holder = client();
+    const waiter = client();
+    await holder.getLock('closing').lock({ leaseTime: 30_000 });
+    const waiting = waiter.getLock('closing').lock();
+    await eventually(() => waiter.diagnostics().waiters === 1, 5_000, 'a parked waiter');
+    const lock = waiter.getLock('closing');
+    await waiter.shutdown();
+    await expect(waiting).rejects.toMatchObject({ code: 'ERR_CLIENT_CLOSED' });
+    await expect(lock.tryLock()).rejects.toMatchObject({ code: 'ERR_CLIENT_CLOSED' });
+    expect(() => waiter.getLock('other')).toThrow(/shut down/);
+    await waiter.shutdown();
+    await delay(50);
+    const [, count] = (await admin().pubsub('NUMSUB', 'redisson_lock__channel:{closing}')) as [string, number];
+    expect(Number(count)).toBe(0);
+  });
+
+  it('lets the process exit by itself after shutdown() and closing its own connection', async () => {
+    const script = `
+      const Redis = require('ioredis');
+      const { RedissonClient } = require(${JSON.stringify(join(__dirname, '..', 'dist', 'index.js'))});
+      (async () => {
+        const redis = new Redis(${JSON.stringify(server().url)});
+        const redisson = new RedissonClient(redis, { lockWatchdogTimeout: 3000 });
+        const lock = redisson.getLock('exit-test');
+        await lock.lock();
+        const waiting = redisson.getLock('exit-test').tryLock({ waitTime: 100 });
+        await waiting;
+        await lock.unlock();
+        await redisson.getLock('exit-test-2').lock();
+        await redisson.shutdown();
+        await redis.quit();
+        console.log('done');
+      })();`;
+    const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    const [code, signal] = await once(child, 'exit');
+    clearTimeout(timer);
+    expect({ code, signal, output: output.trim() }).toEqual({ code: 0, signal: null, output: 'done' });
+  });
+});

@@ -1,0 +1,121 @@
+import { LockLostError } from '../../lib/errors';
+import { RenewalScheduler, type RenewBatch } from '../../lib/renewal/scheduler';
+
+/** A scheduler on fake timers, renewing through `held` (the set of names still held) or failing. */
+function setUp(options: { batchSize?: number } = {}) {
+  const held = new Set<string>();
+  const calls: string[][] = [];
+  let failing = false;
+  const renew: RenewBatch = async (names) => {
+    calls.push([...names]);
+    if (failing) throw new Error('connection lost');
+    return names.map((name) => held.has(name));
+  };
+  const lost: LockLostError[] = [];
+  const scheduler = new RenewalScheduler({
+    watchdogTimeout: 300,
+    batchSize: options.batchSize ?? 100,
+    renew,
+    onLost: (error) => lost.push(error),
+    now: () => Date.now(),
+  });
+  return { scheduler, held, calls, lost, fail: (on: boolean) => (failing = on) };
+}
+
+/** Advances fake time and lets the scheduler's promises run. */
+async function advance(ms: number): Promise<void> {
+  await jest.advanceTimersByTimeAsync(ms);
+}
+
+describe('RenewalScheduler', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  it('renews every third of the lease, in batches, and stops with the last release', async () => {
+    const { scheduler, held, calls } = setUp({ batchSize: 2 });
+    for (const name of ['a', 'b', 'c']) {
+      held.add(name);
+      scheduler.register(name, 'o:1', { sentAt: Date.now(), leaseTime: 300, renew: true });
+    }
+    await advance(100);
+    expect(calls).toEqual([['a', 'b'], ['c']]);
+    await advance(100);
+    expect(calls).toHaveLength(4);
+    for (const name of ['a', 'b', 'c']) scheduler.unregister(name, 'o:1');
+    expect(jest.getTimerCount()).toBe(0);
+    await advance(1_000);
+    expect(calls).toHaveLength(4);
+  });
+
+  it('counts reentrant holds: renewal goes on until the last one is released', async () => {
+    const { scheduler, held, calls } = setUp();
+    held.add('a');
+    scheduler.register('a', 'o:1', { sentAt: Date.now(), leaseTime: 300, renew: true });
+    scheduler.register('a', 'o:1', { sentAt: Date.now(), leaseTime: 300, renew: true });
+    scheduler.unregister('a', 'o:1');
+    await advance(100);
+    expect(calls).toHaveLength(1);
+    scheduler.unregister('a', 'o:1');
+    expect(scheduler.size).toBe(0);
+  });
+
+  it('declares a lease lost when renewal finds it gone, telling its listeners and onLost', async () => {
+    const { scheduler, lost } = setUp();
+    scheduler.register('a', 'o:1', { sentAt: Date.now(), leaseTime: 300, renew: true });
+    const heard: LockLostError[] = [];
+    scheduler.onLost('a', 'o:1', (error) => heard.push(error));
+    await advance(100);
+    expect(heard).toHaveLength(1);
+    expect(lost).toEqual(heard);
+    expect(heard[0]).toMatchObject({ lockName: 'a', owner: 'o:1' });
+    expect(scheduler.size).toBe(0);
+  });
+
+  it('declares a lease lost exactly when it ends if every renewal failed', async () => {
+    const { scheduler, held, lost, calls, fail } = setUp();
+    held.add('a');
+    fail(true);
+    scheduler.register('a', 'o:1', { sentAt: Date.now(), leaseTime: 300, renew: true });
+    await advance(299);
+    expect(lost).toHaveLength(0);
+    expect(calls.length).toBeGreaterThanOrEqual(2);
+    await advance(1);
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.message).toMatch(/no renewal/);
+  });
+
+  it('recovers from failed renewals that succeed again before the lease ends', async () => {
+    const { scheduler, held, lost, fail } = setUp();
+    held.add('a');
+    fail(true);
+    scheduler.register('a', 'o:1', { sentAt: Date.now(), leaseTime: 300, renew: true });
+    await advance(150);
+    fail(false);
+    await advance(1_000);
+    expect(lost).toHaveLength(0);
+    expect(scheduler.size).toBe(1);
+    scheduler.shutdown();
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
+  it('reports the end of an explicit lease not released in time, without renewing it', async () => {
+    const { scheduler, calls, lost } = setUp();
+    scheduler.register('a', 'o:1', { sentAt: Date.now(), leaseTime: 50, renew: false });
+    await advance(49);
+    expect(lost).toHaveLength(0);
+    await advance(1);
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.message).toMatch(/lease ended/);
+    expect(calls).toHaveLength(0);
+  });
+
+  it('reports a loss at once when the event loop was blocked past the lease', async () => {
+    const { scheduler, held, lost, calls } = setUp();
+    held.add('a');
+    scheduler.register('a', 'o:1', { sentAt: Date.now(), leaseTime: 300, renew: true });
+    jest.setSystemTime(Date.now() + 1_000); // the clock moves on while no timer can run
+    await advance(100); // the overdue renewal timer finally fires
+    expect(lost).toHaveLength(1);
+    expect(calls).toHaveLength(0); // too late to renew: the lease has already ended
+  });
+});
