@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import calculateSlot from 'cluster-key-slot';
 import mitt, { type Emitter, type Handler } from 'mitt';
-import { isCluster, type RedisConnection } from './connection';
+import { isCluster, keyPrefixOf, type RedisConnection } from './connection';
 import { ClientClosedError, InvalidArgumentError } from './errors';
 import type { RedissonEvents } from './events';
 import type { LockContext } from './locks/context';
@@ -53,6 +54,7 @@ export class RedissonClient {
     this.renewal = new RenewalScheduler({
       watchdogTimeout: this.options.lockWatchdogTimeout,
       batchSize: this.options.lockWatchdogBatchSize,
+      groupOf: slotGrouping(redis),
       renew: (names, owners, leaseTime) => scripts.renew(names, owners, leaseTime),
       onLost: (error) => {
         this.scopes.forgetUnscoped(error.lockName, Number(error.owner.slice(this.id.length + 1)));
@@ -132,6 +134,13 @@ export class RedissonClient {
       });
     }
   }
+}
+
+/** Renewal batches must not span cluster slots; outside a cluster any grouping will do. */
+function slotGrouping(redis: RedisConnection): (name: string) => number {
+  if (!isCluster(redis)) return () => 0;
+  const prefix = keyPrefixOf(redis);
+  return (name) => calculateSlot(prefix + name);
 }
 
 /** Resolves whether to use sharded pub/sub: Redisson's rule is cluster mode on a server that has it. */

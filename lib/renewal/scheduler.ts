@@ -9,6 +9,11 @@ export interface RenewalSettings {
   watchdogTimeout: number;
   /** Most leases per script call. */
   batchSize: number;
+  /**
+   * Leases with different groups never share a script call: the cluster slot of the lock's key in
+   * Redis Cluster (one script cannot span slots); a constant elsewhere.
+   */
+  groupOf(name: string): number;
   /** Runs one batch. */
   renew: RenewBatch;
   /** Told of every lease found lost, after its listeners. */
@@ -146,18 +151,23 @@ export class RenewalScheduler {
   private async tick(): Promise<void> {
     this.running = true;
     try {
-      const due: Lease[] = [];
+      const due = new Map<number, Lease[]>();
       for (const lease of [...this.leases.values()]) {
         if (this.now() - lease.sentAt >= lease.leaseTime) {
           this.lose(lease, lease.renew
             ? `no renewal of its ${lease.leaseTime} ms lease succeeded in time`
             : `its ${lease.leaseTime} ms lease ended before it was released`);
         } else if (lease.renew) {
-          due.push(lease);
+          const group = this.settings.groupOf(lease.name);
+          const leases = due.get(group);
+          if (leases) leases.push(lease);
+          else due.set(group, [lease]);
         }
       }
-      for (let i = 0; i < due.length && !this.closed; i += this.settings.batchSize) {
-        await this.renewBatch(due.slice(i, i + this.settings.batchSize));
+      for (const leases of due.values()) {
+        for (let i = 0; i < leases.length && !this.closed; i += this.settings.batchSize) {
+          await this.renewBatch(leases.slice(i, i + this.settings.batchSize));
+        }
       }
     } finally {
       this.running = false;

@@ -2,7 +2,7 @@ import { LockLostError } from '../../lib/errors';
 import { RenewalScheduler, type RenewBatch } from '../../lib/renewal/scheduler';
 
 /** A scheduler on fake timers, renewing through `held` (the set of names still held) or failing. */
-function setUp(options: { batchSize?: number } = {}) {
+function setUp(options: { batchSize?: number; groupOf?: (name: string) => number } = {}) {
   const held = new Set<string>();
   const calls: string[][] = [];
   let failing = false;
@@ -15,6 +15,7 @@ function setUp(options: { batchSize?: number } = {}) {
   const scheduler = new RenewalScheduler({
     watchdogTimeout: 300,
     batchSize: options.batchSize ?? 100,
+    groupOf: options.groupOf ?? (() => 0),
     renew,
     onLost: (error) => lost.push(error),
     now: () => Date.now(),
@@ -45,6 +46,17 @@ describe('RenewalScheduler', () => {
     expect(jest.getTimerCount()).toBe(0);
     await advance(1_000);
     expect(calls).toHaveLength(4);
+  });
+
+  it('never puts leases of different groups (cluster slots) in one call', async () => {
+    const { scheduler, held, calls } = setUp({ groupOf: (name) => name.charCodeAt(0) % 2 });
+    for (const name of ['a', 'b', 'c', 'd']) {
+      held.add(name);
+      scheduler.register(name, 'o:1', { sentAt: Date.now(), leaseTime: 300, renew: true });
+    }
+    await advance(100);
+    expect(calls.map((names) => names.sort().join(''))).toEqual(['ac', 'bd']);
+    scheduler.shutdown();
   });
 
   it('counts reentrant holds: renewal goes on until the last one is released', async () => {
