@@ -3,6 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/spec'],
   testMatch: ['**/*.spec.ts'],
+  // Fault-injection and soak runs: `npm run test:chaos` (jest.chaos.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '/spec/chaos/'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
     '^.+\\.lua$': '<rootDir>/spec/helpers/lua-transform.js',

@@ -1,0 +1,10 @@
+const base = require('./jest.config');
+
+/** Fault-injection, soak and hostile-environment runs; slower than `npm test`, one file at a time. */
+module.exports = {
+  ...base,
+  testPathIgnorePatterns: ['/node_modules/'],
+  testMatch: ['**/spec/chaos/**/*.spec.ts'],
+  maxWorkers: 1,
+  testTimeout: 300_000,
+};
