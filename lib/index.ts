@@ -14,6 +14,7 @@ export { LockHandle } from './locks/handle';
 export { RLock } from './locks/rlock';
 export {
   DEFAULTS,
+  MAX_NAME_BYTES,
   MAX_TIME_MS,
   type AcquireOptions,
   type LockOptions,

@@ -110,11 +110,38 @@ export function resolveCallOptions(
   return { waitTime, leaseTime, threadId, signal };
 }
 
-/** Throws unless `name` is a non-empty string. */
+/** Longest object name accepted, in UTF-8 bytes. */
+export const MAX_NAME_BYTES = 65_536;
+
+/**
+ * Throws unless `name` is a usable object name: a non-empty, well-formed string (lone surrogates
+ * would be mangled on the wire and make distinct names collide) of at most {@link MAX_NAME_BYTES}
+ * bytes, whose braces, if any, form a hash tag. Redisson derives every auxiliary key by the "contains
+ * `{`" rule, so a `{` without a tag would put them in other cluster slots than the lock itself.
+ */
 export function checkName(name: unknown, what = 'name'): asserts name is string {
   if (typeof name !== 'string' || name.length === 0) {
     throw new InvalidArgumentError(`${what} must be a non-empty string`);
   }
+  if (!name.isWellFormed()) {
+    throw new InvalidArgumentError(`${what} must be well-formed Unicode (it contains a lone surrogate)`);
+  }
+  const bytes = Buffer.byteLength(name);
+  if (bytes > MAX_NAME_BYTES) {
+    throw new InvalidArgumentError(`${what} is ${bytes} bytes long; the limit is ${MAX_NAME_BYTES}`);
+  }
+  if (name.includes('{') && !hasHashTag(name)) {
+    throw new InvalidArgumentError(
+      `${what} ${JSON.stringify(name.slice(0, 100))} contains '{' but no hash tag '{tag}'; derived keys would land in other cluster slots`,
+    );
+  }
+}
+
+/** Redis Cluster's rule: a non-empty run between the first `{` and the next `}`. */
+function hasHashTag(name: string): boolean {
+  const open = name.indexOf('{');
+  const close = name.indexOf('}', open + 1);
+  return close > open + 1;
 }
 
 /** Throws unless `threadId` is a positive safe integer. */
