@@ -50,7 +50,7 @@ export class RenewalScheduler {
   private readonly leases = new Map<string, Lease>();
   private timer: NodeJS.Timeout | undefined;
   private timerAt = 0;
-  private running = false;
+  private renewing = false;
   private closed = false;
   private readonly now: () => number;
   private readonly period: number;
@@ -131,51 +131,66 @@ export class RenewalScheduler {
 
   /** Makes sure the timer fires by `at` (monotonic ms); a timer due earlier is kept. */
   private schedule(at: number): void {
-    if (this.running || this.closed) return;
+    if (this.closed) return;
     if (this.timer && this.timerAt <= at) return;
     if (this.timer) clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.tick();
-    }, Math.max(0, at - this.now()));
+    this.timer = setTimeout(() => this.onTimer(), Math.max(0, at - this.now()));
     this.timer.unref();
   }
 
-  /** When `lease` next needs the timer: its renewal, or the end of a lease nobody renews. */
+  /** When `lease` next needs the timer: its renewal, or the end of its lease, whichever is first. */
   private dueAt(lease: LeaseTerm, earliestRenewal: number): number {
     const end = lease.sentAt + lease.leaseTime;
     return lease.renew ? Math.min(Math.max(lease.sentAt + this.period, earliestRenewal), end) : end;
   }
 
-  private async tick(): Promise<void> {
-    this.running = true;
+  /** Schedules the next timer; a renewal that failed is retried a period later, not at once. */
+  private reschedule(): void {
+    const earliestRenewal = this.now() + this.period;
+    let next = Infinity;
+    for (const lease of this.leases.values()) next = Math.min(next, this.dueAt(lease, earliestRenewal));
+    if (next < Infinity) this.schedule(next);
+  }
+
+  /**
+   * Declares every lease past its end lost (even while a renewal of it is still in flight: a reply
+   * that arrives later cannot make the holder's belief true in the meantime), then starts a
+   * renewal round unless one is under way.
+   */
+  private onTimer(): void {
+    this.timer = undefined;
+    for (const lease of [...this.leases.values()]) {
+      if (this.now() - lease.sentAt < lease.leaseTime) continue;
+      this.lose(lease, lease.renew
+        ? `no renewal of its ${lease.leaseTime} ms lease succeeded in time`
+        : `its ${lease.leaseTime} ms lease ended before it was released`);
+    }
+    if (!this.renewing) void this.renewAll();
+    this.reschedule();
+  }
+
+  /** One renewal round: every renewed lease, in batches that never mix groups. */
+  private async renewAll(): Promise<void> {
+    const groups = new Map<number, Lease[]>();
+    for (const lease of this.leases.values()) {
+      if (!lease.renew) continue;
+      const group = this.settings.groupOf(lease.name);
+      const leases = groups.get(group);
+      if (leases) leases.push(lease);
+      else groups.set(group, [lease]);
+    }
+    if (groups.size === 0) return;
+    this.renewing = true;
     try {
-      const due = new Map<number, Lease[]>();
-      for (const lease of [...this.leases.values()]) {
-        if (this.now() - lease.sentAt >= lease.leaseTime) {
-          this.lose(lease, lease.renew
-            ? `no renewal of its ${lease.leaseTime} ms lease succeeded in time`
-            : `its ${lease.leaseTime} ms lease ended before it was released`);
-        } else if (lease.renew) {
-          const group = this.settings.groupOf(lease.name);
-          const leases = due.get(group);
-          if (leases) leases.push(lease);
-          else due.set(group, [lease]);
-        }
-      }
-      for (const leases of due.values()) {
+      for (const leases of groups.values()) {
         for (let i = 0; i < leases.length && !this.closed; i += this.settings.batchSize) {
           await this.renewBatch(leases.slice(i, i + this.settings.batchSize));
         }
       }
     } finally {
-      this.running = false;
-      // A failed renewal is retried a period later, not at once, but never after the lease ends.
-      const earliestRenewal = this.now() + this.period;
-      let next = Infinity;
-      for (const lease of this.leases.values()) next = Math.min(next, this.dueAt(lease, earliestRenewal));
-      if (next < Infinity) this.schedule(next);
+      this.renewing = false;
+      this.reschedule();
     }
   }
 
@@ -186,7 +201,7 @@ export class RenewalScheduler {
     try {
       renewed = await this.settings.renew(batch.map((l) => l.name), batch.map((l) => l.owner), leaseTime);
     } catch {
-      return; // Transient: the next tick retries; a lease past its term is declared lost there.
+      return; // Transient: the next round retries; a lease past its end is declared lost by the timer.
     }
     batch.forEach((lease, i) => {
       if (this.leases.get(leaseKey(lease.name, lease.owner)) !== lease || !lease.renew) return; // changed meanwhile

@@ -96,6 +96,24 @@ describe('RenewalScheduler', () => {
     expect(lost[0]!.message).toMatch(/no renewal/);
   });
 
+  it('declares a lease lost at its end even while a renewal of it hangs', async () => {
+    const lost: LockLostError[] = [];
+    const scheduler = new RenewalScheduler({
+      watchdogTimeout: 300,
+      batchSize: 100,
+      groupOf: () => 0,
+      renew: () => new Promise(() => undefined), // Redis never answers
+      onLost: (error) => lost.push(error),
+      now: () => Date.now(),
+    });
+    scheduler.register('a', 'o:1', { sentAt: Date.now(), leaseTime: 300, renew: true });
+    await advance(299);
+    expect(lost).toHaveLength(0);
+    await advance(1);
+    expect(lost).toHaveLength(1);
+    expect(jest.getTimerCount()).toBe(0);
+  });
+
   it('recovers from failed renewals that succeed again before the lease ends', async () => {
     const { scheduler, held, lost, fail } = setUp();
     held.add('a');
