@@ -17,21 +17,21 @@ describe('lock scripts (reply and Redis state)', () => {
   });
 
   it('acquire: nil and a hash field with count and lease; reentry increments; others get the PTTL', async () => {
-    expect(await scripts.acquire('s', owner, 10_000)).toBeNull();
+    expect(await scripts.acquire('s', owner, 10_000, 0)).toBeNull();
     expect(await admin().hgetall('s')).toEqual({ [owner]: '1' });
-    expect(await scripts.acquire('s', owner, 20_000)).toBeNull();
+    expect(await scripts.acquire('s', owner, 20_000, 1)).toBeNull();
     expect(await admin().hgetall('s')).toEqual({ [owner]: '2' });
     expect(await admin().pttl('s')).toBeGreaterThan(10_000);
-    const ttl = await scripts.acquire('s', other, 10_000);
+    const ttl = await scripts.acquire('s', other, 10_000, 0);
     expect(ttl).toBeGreaterThan(10_000);
     expect(ttl).toBeLessThanOrEqual(20_000);
     await admin().persist('s');
-    expect(await scripts.acquire('s', other, 10_000)).toBe(-1);
+    expect(await scripts.acquire('s', other, 10_000, 0)).toBe(-1);
   });
 
   it('unlock: decrement with lease, full release with message, nil for a non-owner', async () => {
-    await scripts.acquire('u', owner, 10_000);
-    await scripts.acquire('u', owner, 10_000);
+    await scripts.acquire('u', owner, 10_000, 0);
+    await scripts.acquire('u', owner, 10_000, 1);
     expect(await scripts.unlock({ name: 'u', owner: other, leaseTime: 5_000, requestId: newRequestId() })).toBe('not-held');
     expect(await scripts.unlock({ name: 'u', owner, leaseTime: 5_000, requestId: newRequestId() })).toBe('decremented');
     expect(await admin().hgetall('u')).toEqual({ [owner]: '1' });
@@ -41,7 +41,7 @@ describe('lock scripts (reply and Redis state)', () => {
   });
 
   it('replays the outcome of a re-sent unlock with the same request id', async () => {
-    await scripts.acquire('r', owner, 10_000);
+    await scripts.acquire('r', owner, 10_000, 0);
     const requestId = newRequestId();
     const latch = `redisson_unlock_latch:{r}:${requestId}`;
     const redis = server().connect();
@@ -58,16 +58,40 @@ describe('lock scripts (reply and Redis state)', () => {
     expect(await scripts.unlock({ name: 'r', owner, leaseTime: 30_000, requestId: newRequestId() })).toBe('not-held');
   });
 
+  it('acquire: a re-sent call (holds above what the caller believes) resets the lease but counts once', async () => {
+    expect(await scripts.acquire('d', owner, 5_000, 0)).toBeNull();
+    expect(await scripts.acquire('d', owner, 20_000, 0)).toBeNull(); // the same call, delivered twice
+    expect(await admin().hgetall('d')).toEqual({ [owner]: '1' });
+    expect(await admin().pttl('d')).toBeGreaterThan(10_000);
+  });
+
+  it('trim: removes holds above the count before uncertain acquisitions, publishing when it frees the lock', async () => {
+    const listener = server().connect();
+    const messages: string[] = [];
+    listener.on('message', (_channel: string, message: string) => messages.push(message));
+    await listener.subscribe('redisson_lock__channel:{t}');
+    await scripts.acquire('t', owner, 10_000, 0);
+    await scripts.acquire('t', owner, 10_000, 1);
+    expect(await scripts.trim('t', owner, 2)).toBe(0);
+    expect(await scripts.trim('t', owner, 1)).toBe(1);
+    expect(await admin().hgetall('t')).toEqual({ [owner]: '1' });
+    expect(await scripts.trim('t', owner, 0)).toBe(1);
+    expect(await admin().exists('t')).toBe(0);
+    expect(await scripts.trim('t', other, 0)).toBe(0);
+    await admin().ping();
+    expect(messages).toEqual(['0']);
+  });
+
   it('renew: extends only the leases whose owner still holds them', async () => {
-    await scripts.acquire('a', owner, 1_000);
-    await scripts.acquire('b', other, 1_000);
+    await scripts.acquire('a', owner, 1_000, 0);
+    await scripts.acquire('b', other, 1_000, 0);
     expect(await scripts.renew(['a', 'b', 'c'], [owner, owner, owner], 50_000)).toEqual([true, false, false]);
     expect(await admin().pttl('a')).toBeGreaterThan(40_000);
     expect(await admin().pttl('b')).toBeLessThanOrEqual(1_000);
   });
 
   it('force-unlock: deletes whoever holds it and publishes 0, reports whether it existed', async () => {
-    await scripts.acquire('f', other, 10_000);
+    await scripts.acquire('f', other, 10_000, 0);
     const listener = server().connect();
     const messages: string[] = [];
     listener.on('message', (_channel: string, message: string) => messages.push(message));
@@ -80,17 +104,17 @@ describe('lock scripts (reply and Redis state)', () => {
   });
 
   it('runs by EVALSHA and reloads with EVAL once after SCRIPT FLUSH', async () => {
-    await scripts.acquire('x', owner, 1_000);
+    await scripts.acquire('x', owner, 1_000, 0);
     const scriptCalls = async (): Promise<[number, number]> => {
       const counts = await commandCounts(admin());
       return [counts.get('evalsha') ?? 0, counts.get('eval') ?? 0];
     };
     const [sha0, eval0] = await scriptCalls();
-    await scripts.acquire('x', owner, 1_000);
+    await scripts.acquire('x', owner, 1_000, 1);
     expect(await scriptCalls()).toEqual([sha0 + 1, eval0]);
     await admin().script('FLUSH');
-    await scripts.acquire('x', owner, 1_000);
-    await scripts.acquire('x', owner, 1_000);
+    await scripts.acquire('x', owner, 1_000, 2);
+    await scripts.acquire('x', owner, 1_000, 3);
     expect(await scriptCalls()).toEqual([sha0 + 3, eval0 + 1]);
     expect(await admin().hget('x', owner)).toBe('4');
   });

@@ -1,5 +1,5 @@
 import type { PubSubManager, Subscription, WakePolicy } from '../pubsub/manager';
-import { sleep } from '../util/guarded';
+import { sleep, within } from '../util/guarded';
 
 /** One acquire attempt: `null` when acquired, else the holder's remaining TTL in ms (-1: none). */
 export type Attempt = () => Promise<number | null>;
@@ -21,6 +21,11 @@ export interface WaitRequest {
   /** Longest wait in ms; `undefined`: as long as it takes. */
   waitTime: number | undefined;
   signal: AbortSignal | undefined;
+  /**
+   * Told that the attempt in flight was abandoned (the signal aborted or the client closed before
+   * its reply): should it succeed after all, the acquisition must be undone.
+   */
+  abandon(): void;
 }
 
 /** Bounds of the re-check back-off used when no subscription could be made. */
@@ -33,7 +38,8 @@ const FALLBACK_MAX_MS = 1_000;
  * A subscription that cannot be made degrades to TTL-bounded re-checks with jittered back-off.
  */
 export async function acquireWithWait(ctx: WaitContext, request: WaitRequest): Promise<boolean> {
-  const { attempt, waitTime, signal } = request;
+  const { waitTime, signal } = request;
+  const attempt = (): Promise<number | null> => attemptUnlessAborted(ctx, request);
   const deadline = waitTime === undefined ? Infinity : performance.now() + waitTime;
   const remaining = (): number => deadline - performance.now();
 
@@ -58,6 +64,22 @@ export async function acquireWithWait(ctx: WaitContext, request: WaitRequest): P
     }
   } finally {
     subscription?.release();
+  }
+}
+
+/** Runs one attempt, but rejects as soon as the signal aborts or the client closes. */
+async function attemptUnlessAborted(ctx: WaitContext, request: WaitRequest): Promise<number | null> {
+  const pending = request.attempt();
+  let answered = false;
+  pending.then(
+    () => (answered = true),
+    () => (answered = true),
+  );
+  try {
+    return await within(pending, Infinity, () => new Error('unreachable'), request.signal, ctx.lifetime);
+  } catch (error) {
+    if (!answered) request.abandon();
+    throw error;
   }
 }
 

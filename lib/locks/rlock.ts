@@ -176,18 +176,11 @@ export class RLock implements HandleOwner {
     if (scoped === undefined && call.waitTime === undefined) this.ctx.scopes.warnIfWaitingForItself(this.name);
     const threadId = scoped ?? this.ctx.scopes.nextThreadId();
     const owner = this.owner(threadId);
-    const leaseTime = call.leaseTime ?? this.ctx.options.lockWatchdogTimeout;
 
+    let abandoned = false;
     const acquired = await acquireWithWait(this.ctx, {
-      attempt: async () => {
-        const sentAt = performance.now();
-        const ttl = await this.ctx.scripts.acquire(this.name, owner, leaseTime);
-        if (ttl === null) {
-          // Track the lease before anyone can see the acquisition, so no release can race it.
-          this.ctx.renewal.register(this.name, owner, { sentAt, leaseTime, renew: call.leaseTime === undefined });
-        }
-        return ttl;
-      },
+      attempt: () => this.attempt(owner, call.leaseTime, () => abandoned),
+      abandon: () => (abandoned = true),
       channel: lockChannel(this.name),
       policy: lockWakePolicy,
       waitTime: call.waitTime,
@@ -195,14 +188,41 @@ export class RLock implements HandleOwner {
     });
     if (!acquired) return undefined;
 
-    const abandoned = call.signal?.aborted ? call.signal : lifetime.aborted ? lifetime : undefined;
-    if (abandoned) {
+    // Acquired just as the caller gave up: give it back rather than hold it behind their back.
+    const cancelledBy = call.signal?.aborted ? call.signal : lifetime.aborted ? lifetime : undefined;
+    if (cancelledBy) {
       await this.releaseHold(threadId).catch(() => undefined);
-      throw abandoned.reason;
+      throw cancelledBy.reason;
     }
     if (scoped === undefined) this.ctx.scopes.rememberUnscoped(this.name, threadId);
     this.ctx.emit('acquired', { name: this.name, owner });
     return threadId;
+  }
+
+  /**
+   * One run of the acquire script. A success is tracked before anyone can see it (so no release can
+   * race it), unless the caller abandoned the attempt meanwhile: then it is undone. A failure in
+   * transit leaves the outcome unknown, so whatever it may have added is undone too.
+   */
+  private async attempt(owner: string, explicitLease: number | undefined, isAbandoned: () => boolean): Promise<number | null> {
+    const { renewal, scripts, options } = this.ctx;
+    const leaseTime = explicitLease ?? options.lockWatchdogTimeout;
+    const sentAt = performance.now();
+    const believedHolds = renewal.beginAcquire(this.name, owner);
+    let ttl: number | null;
+    try {
+      ttl = await scripts.acquire(this.name, owner, leaseTime, believedHolds);
+    } catch (error) {
+      scripts.trim(this.name, owner, believedHolds).catch(() => undefined);
+      throw error;
+    } finally {
+      renewal.endAcquire(this.name, owner);
+    }
+    if (ttl === null) {
+      if (isAbandoned()) scripts.trim(this.name, owner, believedHolds).catch(() => undefined);
+      else renewal.register(this.name, owner, { sentAt, leaseTime, renew: explicitLease === undefined });
+    }
+    return ttl;
   }
 
   private owner(threadId: number): string {

@@ -48,6 +48,8 @@ interface Lease extends LeaseTerm {
  */
 export class RenewalScheduler {
   private readonly leases = new Map<string, Lease>();
+  /** Acquisitions sent and not yet answered, per lease key. */
+  private readonly inFlight = new Map<string, number>();
   private timer: NodeJS.Timeout | undefined;
   private timerAt = 0;
   private renewing = false;
@@ -76,6 +78,25 @@ export class RenewalScheduler {
       this.leases.set(key, { name, owner, holds: 1, listeners: new Set(), ...term });
     }
     this.schedule(this.dueAt(term, 0));
+  }
+
+  /**
+   * Marks an acquisition by `owner` of `name` as sent; returns the holds the owner may have when it
+   * lands (tracked holds plus the acquisitions sent before it). Pair with {@link endAcquire}.
+   */
+  beginAcquire(name: string, owner: string): number {
+    const key = leaseKey(name, owner);
+    const pending = this.inFlight.get(key) ?? 0;
+    this.inFlight.set(key, pending + 1);
+    return (this.leases.get(key)?.holds ?? 0) + pending;
+  }
+
+  /** Marks an acquisition begun by {@link beginAcquire} as answered (or abandoned). */
+  endAcquire(name: string, owner: string): void {
+    const key = leaseKey(name, owner);
+    const pending = (this.inFlight.get(key) ?? 1) - 1;
+    if (pending > 0) this.inFlight.set(key, pending);
+    else this.inFlight.delete(key);
   }
 
   /** The lease last set for `owner` on `name`, if tracked. */

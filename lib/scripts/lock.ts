@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import acquireSource from '../../lua/lock/acquire.lua';
 import forceUnlockSource from '../../lua/lock/force-unlock.lua';
 import renewSource from '../../lua/lock/renew.lua';
+import trimSource from '../../lua/lock/trim.lua';
 import unlockSource from '../../lua/lock/unlock.lua';
 import type { RedisConnection } from '../connection';
 import { UNLOCK_MESSAGE, lockChannel, unlockLatchKey } from '../keys';
@@ -11,6 +12,7 @@ const ACQUIRE = defineScript('lock/acquire', acquireSource);
 const UNLOCK = defineScript('lock/unlock', unlockSource);
 const FORCE_UNLOCK = defineScript('lock/force-unlock', forceUnlockSource);
 const RENEW = defineScript('lock/renew', renewSource);
+const TRIM = defineScript('lock/trim', trimSource);
 
 /**
  * How long an unlock latch outlives a call whose reply never arrived, in ms. Redisson derives 16-20 s
@@ -45,10 +47,23 @@ export class LockScripts {
     private readonly publishCommand: Promise<'PUBLISH' | 'SPUBLISH'>,
   ) {}
 
-  /** Acquires or re-enters; resolves `null` when acquired, else the holder's PTTL (-1: no expiry). */
-  async acquire(name: string, owner: string, leaseTime: number): Promise<number | null> {
-    const reply = await this.runner.run(ACQUIRE, [name], [leaseTime, owner]);
+  /**
+   * Acquires or re-enters; resolves `null` when acquired, else the holder's PTTL (-1: no expiry).
+   * `believedHolds` (the owner's holds plus its acquisitions in flight) makes a re-send harmless.
+   */
+  async acquire(name: string, owner: string, leaseTime: number, believedHolds: number): Promise<number | null> {
+    const reply = await this.runner.run(ACQUIRE, [name], [leaseTime, owner, believedHolds]);
     return reply === null ? null : Number(reply);
+  }
+
+  /** Brings the owner's hold count back down to `holdsBefore`; resolves how many holds it removed. */
+  async trim(name: string, owner: string, holdsBefore: number): Promise<number> {
+    const reply = await this.runner.run(
+      TRIM,
+      [name, lockChannel(name)],
+      [owner, holdsBefore, UNLOCK_MESSAGE, await this.publishCommand],
+    );
+    return Number(reply);
   }
 
   /** Releases one hold. Re-running it with the same request id replays the first outcome. */
