@@ -9,6 +9,8 @@ export interface TestRedis {
   connect(options?: RedisOptions): Redis;
   /** Closes every connection made by `connect` and stops the server if this helper started it. */
   stop(): Promise<void>;
+  /** Kills the server (SIGKILL, nothing persisted) and starts a new one on the same port. */
+  restart(): Promise<void>;
 }
 
 /** Starts `redis-server` on a free loopback port (no persistence), or uses `REDIS_URL` when set. */
@@ -16,14 +18,24 @@ export async function startRedis(): Promise<TestRedis> {
   const external = process.env.REDIS_URL;
   let server: ChildProcess | undefined;
   let url: string;
-  if (external) {
-    url = external;
-  } else {
-    const port = await freePort();
-    server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+  const port = external ? 0 : await freePort();
+  const launch = async (): Promise<void> => {
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--enable-debug-command', 'local'];
+    server = spawn('redis-server', args, {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     await waitForReady(server);
+  };
+  const kill = async (signal: NodeJS.Signals): Promise<void> => {
+    if (!server || server.exitCode !== null || server.signalCode !== null) return;
+    const exited = new Promise((resolve) => server!.once('exit', resolve));
+    server.kill(signal);
+    await exited;
+  };
+  if (external) {
+    url = external;
+  } else {
+    await launch();
     url = `redis://127.0.0.1:${port}`;
   }
   const connections: Redis[] = [];
@@ -37,11 +49,12 @@ export async function startRedis(): Promise<TestRedis> {
     },
     async stop() {
       for (const redis of connections) redis.disconnect();
-      if (server && server.exitCode === null) {
-        const exited = new Promise((resolve) => server!.once('exit', resolve));
-        server.kill('SIGTERM');
-        await exited;
-      }
+      await kill('SIGTERM');
+    },
+    async restart() {
+      if (external) throw new Error('Cannot restart the server REDIS_URL names');
+      await kill('SIGKILL');
+      await launch();
     },
   };
 }
