@@ -117,7 +117,7 @@ export const MAX_NAME_BYTES = 65_536;
  * Throws unless `name` is a usable object name: a non-empty, well-formed string (lone surrogates
  * would be mangled on the wire and make distinct names collide) of at most {@link MAX_NAME_BYTES}
  * bytes, whose braces, if any, form a hash tag. Redisson derives every auxiliary key by the "contains
- * `{`" rule, so a `{` without a tag would put them in other cluster slots than the lock itself.
+ * `{`" rule, so stray braces would put them in other cluster slots than the lock itself.
  */
 export function checkName(name: unknown, what = 'name'): asserts name is string {
   if (typeof name !== 'string' || name.length === 0) {
@@ -130,9 +130,10 @@ export function checkName(name: unknown, what = 'name'): asserts name is string 
   if (bytes > MAX_NAME_BYTES) {
     throw new InvalidArgumentError(`${what} is ${bytes} bytes long; the limit is ${MAX_NAME_BYTES}`);
   }
-  if (name.includes('{') && !hasHashTag(name)) {
+  // Without '{', derived names wrap the whole name in braces, which a '}' inside would cut short.
+  if (name.includes('{') ? !hasHashTag(name) : name.includes('}')) {
     throw new InvalidArgumentError(
-      `${what} ${JSON.stringify(name.slice(0, 100))} contains '{' but no hash tag '{tag}'; derived keys would land in other cluster slots`,
+      `${what} ${JSON.stringify(name.slice(0, 100))} has braces that do not form a hash tag '{tag}'; derived keys would land in other cluster slots`,
     );
   }
 }
@@ -147,7 +148,7 @@ function hasHashTag(name: string): boolean {
 /** Throws unless `threadId` is a positive safe integer. */
 export function checkThreadId(threadId: unknown): asserts threadId is number {
   if (!Number.isSafeInteger(threadId) || (threadId as number) < 1) {
-    throw new InvalidArgumentError(`threadId must be a positive safe integer, got ${String(threadId)}`);
+    throw new InvalidArgumentError(`threadId must be a positive safe integer, got ${describe(threadId)}`);
   }
 }
 
@@ -163,24 +164,34 @@ function checkInteger(what: string, value: unknown, min: number, max: number, un
   }
 }
 
+/**
+ * Returns a copy of the options' own properties, after checking that each is allowed. Inherited
+ * properties are not options: reading them would let a prototype change a call's meaning.
+ */
 function checkOptionKeys(options: unknown, allowed: readonly string[], what: string): Record<string, unknown> {
   if (options === undefined) return {};
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new InvalidArgumentError(`${what} must be an object`);
   }
-  const unknown = Object.keys(options).filter((key) => !allowed.includes(key));
+  const unknown = Reflect.ownKeys(options).filter((key) => typeof key !== 'string' || !allowed.includes(key));
   if (unknown.length > 0) {
     throw new InvalidArgumentError(
-      `Unknown ${what}: ${unknown.join(', ')} (allowed: ${allowed.join(', ')})`,
+      `Unknown ${what}: ${unknown.map(String).join(', ')} (allowed: ${allowed.join(', ')})`,
     );
   }
-  return options as Record<string, unknown>;
+  return { ...options };
 }
 
 function stripUndefined<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
 
+/** A short rendering of a bad value for an error message; never throws. */
 function describe(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
+  if (typeof value === 'string') return JSON.stringify(value);
+  try {
+    return String(value);
+  } catch {
+    return `a value of type ${typeof value}`;
+  }
 }

@@ -1,4 +1,4 @@
-import { LockAcquireTimeoutError, LockNotHeldError, type LockLostError } from '../errors';
+import { InvalidArgumentError, LockAcquireTimeoutError, LockNotHeldError, type LockLostError } from '../errors';
 import { READ_UNLOCK_MESSAGE, lockChannel, ownerToken } from '../keys';
 import {
   checkThreadId,
@@ -66,6 +66,7 @@ export class RLock implements HandleOwner {
    * afterwards. `fn` gets the handle's `signal`, which aborts if the lock is lost meanwhile.
    */
   async using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: AcquireOptions): Promise<T> {
+    if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');
     const call = resolveCallOptions(options);
     return this.ctx.scopes.run(async () => {
       const handle = await this.acquireCall(call);
