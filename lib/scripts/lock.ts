@@ -56,9 +56,12 @@ export class LockScripts {
     return reply === null ? null : Number(reply);
   }
 
-  /** Brings the owner's hold count back down to `holdsBefore`; resolves how many holds it removed. */
+  /**
+   * Brings the owner's hold count back down to `holdsBefore`; resolves how many holds it removed.
+   * Sent as text: it runs after failures, when a NOSCRIPT reply might be lost too.
+   */
   async trim(name: string, owner: string, holdsBefore: number): Promise<number> {
-    const reply = await this.runner.run(
+    const reply = await this.runner.runText(
       TRIM,
       [name, lockChannel(name)],
       [owner, holdsBefore, UNLOCK_MESSAGE, await this.publishCommand],

@@ -32,8 +32,16 @@ export class ScriptRunner {
       return await this.redis.evalsha(script.sha, keys.length, ...keys, ...args);
     } catch (error) {
       if (!isNoScript(error)) throw error;
-      return this.redis.eval(script.source, keys.length, ...keys, ...args);
+      return this.runText(script, keys, args);
     }
+  }
+
+  /**
+   * Runs `script` by EVAL, sending its text. For calls made when replies may be lost: a NOSCRIPT
+   * answer that never arrives could not trigger the fallback, so the script would never run.
+   */
+  runText(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
+    return this.redis.eval(script.source, keys.length, ...keys, ...args);
   }
 }
 
