@@ -116,7 +116,7 @@ export class RedissonClient {
     if (this.lifetime.signal.aborted) return;
     this.lifetime.abort(new ClientClosedError());
     this.renewal.shutdown();
-    this.pubsub.shutdown();
+    await this.pubsub.shutdown();
     this.emitter.all.clear();
   }
 

@@ -45,11 +45,11 @@ export class OwnerScopes {
   }
 
   /**
-   * Warns once when a bare wait starts while this client already holds `name` outside any scope:
-   * the call waits for that holder, and if its caller is the holder, for itself.
+   * Warns once when a bare `lock()` outside any scope starts while this client already holds `name`
+   * outside any scope: the call waits for that holder, and if its caller is the holder, for itself.
    */
   warnIfWaitingForItself(name: string): void {
-    if (this.warnedSelfWait || !this.unscoped.has(name)) return;
+    if (this.warnedSelfWait || this.current() !== undefined || !this.unscoped.has(name)) return;
     this.warnedSelfWait = true;
     process.emitWarning(
       `Lock '${name}' is already held by this client outside an owner scope; this call waits for that ` +

@@ -82,6 +82,23 @@ describe('RLock ownership and reentrancy', () => {
     expectIdle(redisson);
   });
 
+  it('warns once, clearly, when a bare lock() outside any scope would wait for a hold of the same client', async () => {
+    const redisson = client();
+    const emitWarning = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      await redisson.getLock('self').lock();
+      const again = redisson.getLock('self').lock({ signal: AbortSignal.timeout(200) });
+      await expect(again).rejects.toMatchObject({ name: 'TimeoutError' });
+      await expect(redisson.getLock('self').lock({ signal: AbortSignal.timeout(50) })).rejects.toBeDefined();
+      expect(emitWarning).toHaveBeenCalledTimes(1);
+      expect(emitWarning.mock.calls[0]![0]).toMatch(/redisson\.run\(\) or lock\.using\(\)/);
+      expect(emitWarning.mock.calls[0]![1]).toEqual({ code: 'IOREDISSON_SELF_WAIT' });
+    } finally {
+      emitWarning.mockRestore();
+    }
+    await redisson.getLock('self').unlock();
+  });
+
   it('lets an explicit threadId own, query and release the lock', async () => {
     const redisson = client();
     const lock = redisson.getLock('explicit');

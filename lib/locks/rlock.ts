@@ -37,7 +37,9 @@ export class RLock implements HandleOwner {
 
   /** Waits as long as it takes for the lock. Without `leaseTime` the watchdog keeps the lease alive. */
   async lock(options?: LockOptions): Promise<void> {
-    await this.acquireHold(resolveCallOptions(options, ['leaseTime', 'threadId', 'signal']));
+    const call = resolveCallOptions(options, ['leaseTime', 'threadId', 'signal']);
+    if (call.threadId === undefined) this.ctx.scopes.warnIfWaitingForItself(this.name);
+    await this.acquireHold(call);
   }
 
   /** Tries to acquire, waiting up to `waitTime` ms (default: a single attempt); resolves whether it did. */
@@ -174,7 +176,6 @@ export class RLock implements HandleOwner {
     lifetime.throwIfAborted();
     call.signal?.throwIfAborted();
     const scoped = call.threadId ?? this.ctx.scopes.current();
-    if (scoped === undefined && call.waitTime === undefined) this.ctx.scopes.warnIfWaitingForItself(this.name);
     const threadId = scoped ?? this.ctx.scopes.nextThreadId();
     const owner = this.owner(threadId);
 

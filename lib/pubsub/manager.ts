@@ -100,14 +100,21 @@ export class PubSubManager {
     }
   }
 
-  /** Closes the subscriber connection and rejects every waiter with {@link ClientClosedError}. */
-  shutdown(): void {
+  /**
+   * Rejects every waiter with {@link ClientClosedError} and closes the subscriber connection;
+   * resolves once its socket is gone.
+   */
+  async shutdown(): Promise<void> {
     const error = new ClientClosedError();
     this.lifetime.abort(error);
     for (const entry of this.entries.values()) entry.queue.close(error);
     this.entries.clear();
-    this.subscriber?.disconnect();
+    const subscriber = this.subscriber;
     this.subscriber = undefined;
+    if (!subscriber || subscriber.status === 'end') return;
+    const ended = new Promise((resolve) => subscriber.once('end', resolve));
+    subscriber.disconnect();
+    await ended;
   }
 
   private leave(name: string, entry: ChannelEntry): void {
