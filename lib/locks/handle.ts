@@ -42,25 +42,32 @@ export class LockHandle implements AsyncDisposable {
   }
 
   /**
-   * Releases this hold. The first call rejects with `LockNotHeldError` if the lock was lost or is no
-   * longer held by this owner: the work it guarded may not have been exclusive. Later calls resolve
-   * with the first call's outcome settled, doing nothing.
+   * Releases this hold. The first call rejects with `LockNotHeldError` if the lock was lost before it
+   * (the signal aborted) or is no longer held by this owner: the work it guarded may not have been
+   * exclusive. A lost lock is still released if Redis has it, so nothing outlives the handle. Later
+   * calls do nothing.
    */
   release(): Promise<void> {
     if (this.releasing) return this.releasing.catch(() => undefined);
     this.detach?.();
-    this.releasing = this.lock.releaseHold(this.threadId).catch((error: unknown) => {
-      const lost = this.signal.reason;
-      if (error instanceof LockNotHeldError && lost instanceof LockLostError) {
-        throw new LockNotHeldError(
-          `${lost.message}; it was no longer held at release, so the work it guarded may not have been exclusive`,
-          this.name,
-          { cause: lost },
-        );
-      }
-      throw error;
-    });
+    this.releasing = this.releaseOnce();
     return this.releasing;
+  }
+
+  private async releaseOnce(): Promise<void> {
+    const lost = this.signal.reason instanceof LockLostError ? (this.signal.reason as LockLostError) : undefined;
+    try {
+      await this.lock.releaseHold(this.threadId);
+    } catch (error) {
+      if (!(error instanceof LockNotHeldError) || !lost) throw error;
+    }
+    if (lost) {
+      throw new LockNotHeldError(
+        `${lost.message}; it was released after that, so the work it guarded may not have been exclusive`,
+        this.name,
+        { cause: lost },
+      );
+    }
   }
 
   /** Same as {@link release}, for `await using`. */
