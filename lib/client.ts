@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import calculateSlot from 'cluster-key-slot';
 import mitt, { type Emitter, type Handler } from 'mitt';
 import { isCluster, keyPrefixOf, type RedisConnection } from './connection';
@@ -37,6 +38,7 @@ export class RedissonClient {
   private readonly scopes = new OwnerScopes();
   private readonly pubsub: PubSubManager;
   private readonly renewal: RenewalScheduler;
+  private readonly scripts: LockScripts;
   private readonly context: LockContext;
 
   constructor(redis: RedisConnection, options?: RedissonOptions) {
@@ -44,8 +46,11 @@ export class RedissonClient {
       throw new InvalidArgumentError('RedissonClient needs an ioredis Redis or Cluster connection');
     }
     this.options = resolveOptions(options);
+    // Every pending wait listens to the client's lifetime signal; thousands of waiters are normal.
+    setMaxListeners(0, this.lifetime.signal);
     const sharded = useShardedPubSub(redis, this.options.shardedPubSub);
     const scripts = new LockScripts(redis, new ScriptRunner(redis), sharded.then((on) => (on ? 'SPUBLISH' : 'PUBLISH')));
+    this.scripts = scripts;
     this.pubsub = new PubSubManager(redis, {
       sharded,
       subscriptionTimeout: this.options.subscriptionTimeout,
@@ -108,15 +113,15 @@ export class RedissonClient {
   }
 
   /**
-   * Stops the watchdog, closes the subscriber connection and rejects pending waits with
-   * {@link ClientClosedError}. Locks still held are not released (they expire with their lease),
+   * Stops the watchdog, closes the subscriber connection, deletes the unlock latches still queued
+   * and rejects pending waits with {@link ClientClosedError}. Locks still held are not released (they expire with their lease),
    * and the caller's `redis` connection is left open. Idempotent.
    */
   async shutdown(): Promise<void> {
     if (this.lifetime.signal.aborted) return;
     this.lifetime.abort(new ClientClosedError());
     this.renewal.shutdown();
-    await this.pubsub.shutdown();
+    await Promise.all([this.pubsub.shutdown(), this.scripts.flush()]);
     this.emitter.all.clear();
   }
 

@@ -29,6 +29,9 @@ describe('nothing left behind', () => {
       const handle = await waiter.getLock('free').acquire();
       await handle.release();
       await settle();
+      // Only short-lived timers may remain (the batched latch deletion, 20 ms); none may linger.
+      await delay(100);
+      await settle();
       expect(timers.live()).toBe(0);
     } finally {
       timers.stop();
@@ -49,6 +52,22 @@ describe('nothing left behind', () => {
     await expect(pending).rejects.toBe(reason);
     expect(await admin().exists('late')).toBe(0);
     expect(redisson.diagnostics().leases).toBe(0);
+  });
+
+  it('gives no MaxListenersExceededWarning with many waiters on one client', async () => {
+    const redisson = client();
+    const emitWarning = jest.spyOn(process, 'emitWarning');
+    try {
+      const held = await redisson.getLock('crowd').acquire();
+      const waiters = Array.from({ length: 30 }, () => redisson.getLock('crowd').acquire().then((h) => h.release()));
+      await eventually(() => redisson.diagnostics().waiters === 30, 5_000, 'thirty parked waiters');
+      await held.release();
+      await Promise.all(waiters);
+      const names = emitWarning.mock.calls.map(([warning]) => (warning instanceof Error ? warning.name : String(warning)));
+      expect(names.filter((name) => name.includes('MaxListeners'))).toEqual([]);
+    } finally {
+      emitWarning.mockRestore();
+    }
   });
 
   it('rejects pending waits with ClientClosedError on shutdown and refuses later calls', async () => {

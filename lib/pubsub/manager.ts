@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { isCluster, keyPrefixOf, type RedisConnection } from '../connection';
 import { ClientClosedError } from '../errors';
 import { within } from '../util/guarded';
@@ -55,6 +56,7 @@ export class PubSubManager {
   ) {
     // ioredis prefixes the channels passed to scripts as KEYS but not SUBSCRIBE arguments.
     this.prefix = keyPrefixOf(redis);
+    setMaxListeners(0, this.lifetime.signal);
   }
 
   /** Number of channels currently subscribed and of waiters parked on them. */
