@@ -4,7 +4,7 @@ import { getEventListeners } from 'node:events';
 import { join } from 'node:path';
 import { LockAcquireTimeoutError } from '../lib';
 import { delay, useRedis } from './helpers/fixture';
-import { eventually } from './helpers/redis-server';
+import { eventually, expectUnsubscribed } from './helpers/redis-server';
 import { trackTimers } from './helpers/timers';
 
 const { admin, client, server } = useRedis();
@@ -38,8 +38,7 @@ describe('nothing left behind', () => {
     }
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
     expect(waiter.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
-    const [, count] = (await admin().pubsub('NUMSUB', 'redisson_lock__channel:{busy}')) as [string, number];
-    expect(Number(count)).toBe(0);
+    await expectUnsubscribed(admin(), 'redisson_lock__channel:{busy}');
     await held.release();
   });
 
@@ -83,8 +82,7 @@ describe('nothing left behind', () => {
     expect(() => waiter.getLock('other')).toThrow(/shut down/);
     await waiter.shutdown();
     await delay(50);
-    const [, count] = (await admin().pubsub('NUMSUB', 'redisson_lock__channel:{closing}')) as [string, number];
-    expect(Number(count)).toBe(0);
+    await expectUnsubscribed(admin(), 'redisson_lock__channel:{closing}');
   });
 
   it('lets the process exit by itself after shutdown() and closing its own connection', async () => {

@@ -1,12 +1,7 @@
 import { useRedis } from './helpers/fixture';
-import { eventually } from './helpers/redis-server';
+import { eventually, expectUnsubscribed, subscriberCount } from './helpers/redis-server';
 
 const { admin, client } = useRedis();
-
-async function subscribers(channel: string): Promise<number> {
-  const [, count] = (await admin().pubsub('NUMSUB', channel)) as [string, number];
-  return Number(count);
-}
 
 describe('subscriber connection faults', () => {
   it('wakes every waiter after CLIENT KILL TYPE pubsub, with one subscription per channel', async () => {
@@ -29,8 +24,8 @@ describe('subscriber connection faults', () => {
     await eventually(() => reconnected.length === 1, 10_000, 'the subscriber to reconnect');
     expect(reconnected).toEqual([2]);
     await eventually(() => waiters.diagnostics().waiters === 3, 5_000, 'waiters to park again');
-    expect(await subscribers('redisson_lock__channel:{kill-a}')).toBe(1);
-    expect(await subscribers('redisson_lock__channel:{kill-b}')).toBe(1);
+    expect(await subscriberCount(admin(), 'redisson_lock__channel:{kill-a}')).toBe(1);
+    expect(await subscriberCount(admin(), 'redisson_lock__channel:{kill-b}')).toBe(1);
 
     const start = performance.now();
     await a.unlock();
@@ -38,8 +33,8 @@ describe('subscriber connection faults', () => {
     expect((await Promise.all(acquired)).sort()).toEqual(['a', 'a', 'b']);
     // Leases were 30 s: finishing well within that means the unlock messages woke them.
     expect(performance.now() - start).toBeLessThan(10_000);
-    expect(await subscribers('redisson_lock__channel:{kill-a}')).toBe(0);
-    expect(await subscribers('redisson_lock__channel:{kill-b}')).toBe(0);
+    await expectUnsubscribed(admin(), 'redisson_lock__channel:{kill-a}');
+    await expectUnsubscribed(admin(), 'redisson_lock__channel:{kill-b}');
     expect(waiters.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
   });
 

@@ -6,15 +6,9 @@ import {
   type RedissonClient,
 } from '../lib';
 import { delay, useRedis } from './helpers/fixture';
-import { commandCounts, commandsBetween, eventually } from './helpers/redis-server';
+import { commandCounts, commandsBetween, eventually, expectUnsubscribed, subscriberCount } from './helpers/redis-server';
 
 const { admin, client } = useRedis();
-
-/** PUBSUB NUMSUB of one channel. */
-async function subscribers(channel: string): Promise<number> {
-  const [, count] = (await admin().pubsub('NUMSUB', channel)) as [string, number];
-  return Number(count);
-}
 
 /** Read-modify-write of a Redis counter with an await in between: loses updates unless excluded. */
 async function unsafeIncrement(key: string): Promise<void> {
@@ -178,13 +172,13 @@ describe('RLock waiting without polling', () => {
       }),
     );
     await eventually(() => waiters.diagnostics().waiters === 3, 5_000, 'three parked waiters');
-    expect(await subscribers('redisson_lock__channel:{queue}')).toBe(1);
+    expect(await subscriberCount(admin(), 'redisson_lock__channel:{queue}')).toBe(1);
     const start = performance.now();
     await lock.unlock();
     await Promise.all(tasks);
     expect(performance.now() - start).toBeLessThan(5_000);
     expect(order.sort()).toEqual([1, 2, 3]);
-    expect(await subscribers('redisson_lock__channel:{queue}')).toBe(0);
+    await expectUnsubscribed(admin(), 'redisson_lock__channel:{queue}');
     expectIdle(waiters);
   });
 
@@ -214,7 +208,7 @@ describe('RLock time-outs, aborts and leftovers', () => {
     expect(error).toBeInstanceOf(LockAcquireTimeoutError);
     expect(error).toMatchObject({ code: 'ERR_LOCK_ACQUIRE_TIMEOUT', lockName: 'busy', waitTime: 100 });
     expectIdle(waiter);
-    expect(await subscribers('redisson_lock__channel:{busy}')).toBe(0);
+    await expectUnsubscribed(admin(), 'redisson_lock__channel:{busy}');
   });
 
   it('rejects with the signal reason when aborted while waiting, and leaves nothing behind', async () => {
@@ -228,7 +222,7 @@ describe('RLock time-outs, aborts and leftovers', () => {
     controller.abort(reason);
     await expect(waiting).rejects.toBe(reason);
     expectIdle(waiter);
-    expect(await subscribers('redisson_lock__channel:{abort}')).toBe(0);
+    await expectUnsubscribed(admin(), 'redisson_lock__channel:{abort}');
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
     expect(await admin().hlen('abort')).toBe(1);
   });
@@ -307,7 +301,7 @@ describe('Redisson wire compatibility', () => {
     const start = performance.now();
     const acquired = waiting.getLock('job').acquire();
     await eventually(() => waiting.diagnostics().waiters === 1, 5_000, 'waiter to park');
-    expect(await subscribers('app:redisson_lock__channel:{job}')).toBe(1);
+    expect(await subscriberCount(admin(), 'app:redisson_lock__channel:{job}')).toBe(1);
     await holder.unlock();
     await (await acquired).release();
     expect(performance.now() - start).toBeLessThan(10_000);

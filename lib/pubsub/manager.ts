@@ -59,11 +59,15 @@ export class PubSubManager {
     setMaxListeners(0, this.lifetime.signal);
   }
 
-  /** Number of channels currently subscribed and of waiters parked on them. */
+  /** Number of channels in use by local waiters, and of waiters parked on them. */
   get stats(): { channels: number; waiters: number } {
+    let channels = 0;
     let waiters = 0;
-    for (const entry of this.entries.values()) waiters += entry.queue.size;
-    return { channels: this.entries.size, waiters };
+    for (const entry of this.entries.values()) {
+      if (entry.refs > 0) channels += 1;
+      waiters += entry.queue.size;
+    }
+    return { channels, waiters };
   }
 
   /**
@@ -119,11 +123,18 @@ export class PubSubManager {
     await ended;
   }
 
+  /**
+   * Gives a share back. The last share unsubscribes one turn of the event loop later: off the path
+   * of the acquisition that just completed, and not at all if a new waiter joins meanwhile.
+   */
   private leave(name: string, entry: ChannelEntry): void {
     entry.refs -= 1;
-    if (entry.refs > 0 || this.entries.get(name) !== entry) return;
-    this.entries.delete(name);
-    this.send('unsubscribe', [name]).catch(() => undefined);
+    if (entry.refs > 0) return;
+    setImmediate(() => {
+      if (entry.refs > 0 || this.entries.get(name) !== entry || this.lifetime.signal.aborted) return;
+      this.entries.delete(name);
+      this.send('unsubscribe', [name]).catch(() => undefined);
+    });
   }
 
   /** Drops an entry whose SUBSCRIBE failed, so the next waiter subscribes afresh. */

@@ -2,7 +2,7 @@ import Redis, { type RedisOptions } from 'ioredis';
 import { RedissonClient } from '../../lib';
 import { delay, useRedis } from '../helpers/fixture';
 import { ChaosProxy } from '../helpers/proxy';
-import { eventually } from '../helpers/redis-server';
+import { eventually, expectUnsubscribed, subscriberCount } from '../helpers/redis-server';
 
 const { admin, client, server } = useRedis();
 let proxy: ChaosProxy;
@@ -28,11 +28,6 @@ function clientThroughProxy(connection: RedisOptions = {}): RedissonClient {
   return redisson;
 }
 
-async function subscribers(channel: string): Promise<number> {
-  const [, count] = (await admin().pubsub('NUMSUB', channel)) as [string, number];
-  return Number(count);
-}
-
 const MAIN = 0;
 const SUBSCRIBER = 1;
 
@@ -49,7 +44,7 @@ describe('network faults (TCP proxy)', () => {
     await held.unlock(); // its message never reaches the waiter
     const handle = await waiting;
     expect(Date.now() - start).toBeLessThan(1_500 + 2_000);
-    await eventually(async () => (await subscribers('redisson_lock__channel:{dropped}')) === 0, 5_000, 'unsubscribe');
+    await expectUnsubscribed(admin(), 'redisson_lock__channel:{dropped}');
     await handle.release();
   });
 
@@ -63,12 +58,12 @@ describe('network faults (TCP proxy)', () => {
     proxy.reset(SUBSCRIBER);
     await eventually(() => proxy.accepted === 3, 10_000, 'the subscriber to reconnect');
     await eventually(() => waiter.diagnostics().waiters === 2, 5_000, 'waiters to park again');
-    await eventually(async () => (await subscribers('redisson_lock__channel:{reset}')) === 1, 5_000, 'the re-subscription');
+    await eventually(async () => (await subscriberCount(admin(), 'redisson_lock__channel:{reset}')) === 1, 5_000, 'the re-subscription');
     const start = Date.now();
     await held.unlock();
     await expect(Promise.all(waiting)).resolves.toEqual([true, true]);
     expect(Date.now() - start).toBeLessThan(10_000);
-    expect(await subscribers('redisson_lock__channel:{reset}')).toBe(0);
+    await expectUnsubscribed(admin(), 'redisson_lock__channel:{reset}');
   });
 
   it('a lost acquire reply, re-sent after a reconnect, counts the hold once', async () => {

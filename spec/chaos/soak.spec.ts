@@ -1,5 +1,6 @@
 import { checkExclusion, type SectionEvent } from '../helpers/exclusion';
 import { useRedis } from '../helpers/fixture';
+import { eventually } from '../helpers/redis-server';
 import { trackTimers } from '../helpers/timers';
 
 const { admin, client } = useRedis();
@@ -57,10 +58,12 @@ describe('soak', () => {
     expect(lost).toEqual([]);
     expect(heapGrowth).toBeLessThan(5 * 1024 * 1024);
     expect(redisson.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the batched latch deletion (20 ms) ends
+    await new Promise((resolve) => setImmediate(resolve));
     expect(timers.live()).toBe(0);
     timers.stop();
-    expect(await admin().dbsize()).toBe(0);
-    expect(await admin().pubsub('CHANNELS')).toEqual([]);
+    await eventually(async () => (await admin().dbsize()) === 0, 5_000, 'no key left');
+    await eventually(async () => ((await admin().pubsub('CHANNELS')) as string[]).length === 0, 5_000, 'no channel left');
 
     await redisson.shutdown();
     expect(await admin().pubsub('CHANNELS')).toEqual([]);

@@ -122,3 +122,14 @@ export async function eventually(check: () => boolean | Promise<boolean>, timeou
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/** Connections subscribed to `channel` (PUBSUB NUMSUB). */
+export async function subscriberCount(redis: Redis, channel: string): Promise<number> {
+  const [, count] = (await redis.pubsub('NUMSUB', channel)) as [string, number];
+  return Number(count);
+}
+
+/** Waits until nobody is subscribed to `channel` (the last waiter unsubscribes a moment after leaving). */
+export function expectUnsubscribed(redis: Redis, channel: string): Promise<void> {
+  return eventually(async () => (await subscriberCount(redis, channel)) === 0, 5_000, `no subscriber on ${channel}`);
+}
