@@ -182,6 +182,26 @@ describe('RLock waiting without polling', () => {
     expectIdle(waiters);
   });
 
+  it('serves contending tasks of one process in turn: a newcomer queues behind local waiters', async () => {
+    const redisson = client();
+    const counts = [0, 0, 0, 0];
+    let running = true;
+    const tasks = counts.map(async (_, i) => {
+      while (running) {
+        await redisson.getLock('turns').using(async () => {
+          counts[i]! += 1;
+          await Promise.resolve();
+        });
+      }
+    });
+    await eventually(() => Math.min(...counts) >= 50, 20_000, 'every task to get the lock 50 times');
+    running = false;
+    await Promise.all(tasks);
+    // Without queueing, the releasing task's next attempt always beats the woken waiter's.
+    expect(Math.min(...counts) / Math.max(...counts)).toBeGreaterThan(0.5);
+    expectIdle(redisson);
+  });
+
   it('gets a lock whose explicit lease expires, with no message at all', async () => {
     const holder = client();
     const waiter = client();

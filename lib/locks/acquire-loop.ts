@@ -20,6 +20,8 @@ export interface WaitRequest {
   policy: WakePolicy;
   /** Longest wait in ms; `undefined`: as long as it takes. */
   waitTime: number | undefined;
+  /** Longest time in ms to wait for a turn behind local waiters before trying anyway (the lease). */
+  turnBound: number;
   signal: AbortSignal | undefined;
   /**
    * Told that the attempt in flight was abandoned (the signal aborted or the client closed before
@@ -43,15 +45,22 @@ export async function acquireWithWait(ctx: WaitContext, request: WaitRequest): P
   const deadline = waitTime === undefined ? Infinity : performance.now() + waitTime;
   const remaining = (): number => deadline - performance.now();
 
-  if ((await attempt()) === null) return true;
-  if (remaining() <= 0) return false;
+  // Behind local waiters, a newcomer takes its place in line instead of barging: its attempt would
+  // beat theirs (it goes out at once, theirs only after the release message), starving them.
+  const queueFirst = waitTime !== 0 && ctx.pubsub.hasWaiters(request.channel);
+  if (!queueFirst) {
+    if ((await attempt()) === null) return true;
+    if (remaining() <= 0) return false;
+  }
 
   const subscription = await subscribeOrDegrade(ctx, request, remaining());
+  let acquired = false;
   let fallbackDelay = FALLBACK_MIN_MS;
   try {
+    if (queueFirst && subscription) await subscription.wait(Math.min(request.turnBound, remaining()), signal);
     for (;;) {
       const ttl = await attempt();
-      if (ttl === null) return true;
+      if (ttl === null) return (acquired = true);
       const left = remaining();
       if (left <= 0) return false;
       const bound = ttl >= 0 ? Math.min(ttl, left) : left;
@@ -63,7 +72,7 @@ export async function acquireWithWait(ctx: WaitContext, request: WaitRequest): P
       }
     }
   } finally {
-    subscription?.release();
+    subscription?.release(acquired);
   }
 }
 

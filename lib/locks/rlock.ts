@@ -186,6 +186,7 @@ export class RLock implements HandleOwner {
       channel: lockChannel(this.name),
       policy: lockWakePolicy,
       waitTime: call.waitTime,
+      turnBound: call.leaseTime ?? this.ctx.options.lockWatchdogTimeout,
       signal: call.signal,
     });
     if (!acquired) return undefined;

@@ -11,8 +11,12 @@ export type WakePolicy = (message: string) => number;
 export interface Subscription {
   /** Parks until a message wakes this waiter (`true`) or `timeoutMs` passes (`false`). */
   wait(timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
-  /** Gives the share back; the channel is unsubscribed when the last share goes. Idempotent. */
-  release(): void;
+  /**
+   * Gives the share back; the channel is unsubscribed when the last share goes. A waiter leaving
+   * without the lock (`acquired` false) passes a wake-up on to the next one, so that a turn it may
+   * have been given is not lost. Idempotent.
+   */
+  release(acquired?: boolean): void;
 }
 
 /** Raised when the SUBSCRIBE reply does not come within `subscriptionTimeout`. */
@@ -70,6 +74,11 @@ export class PubSubManager {
     return { channels, waiters };
   }
 
+  /** Whether local waiters share `channel` right now. */
+  hasWaiters(channel: string): boolean {
+    return (this.entries.get(this.prefix + channel)?.refs ?? 0) > 0;
+  }
+
   /**
    * Takes a share of `channel`'s subscription and waits for the SUBSCRIBE reply. Rejects with
    * {@link SubscribeTimeoutError} or the subscribe error (the caller falls back to re-checks), with
@@ -90,9 +99,10 @@ export class PubSubManager {
     let released = false;
     const subscription: Subscription = {
       wait: (ms, waitSignal) => joined.queue.wait(ms, waitSignal),
-      release: () => {
+      release: (acquired = true) => {
         if (released) return;
         released = true;
+        if (!acquired) joined.queue.wake(1, 0);
         this.leave(name, joined);
       },
     };

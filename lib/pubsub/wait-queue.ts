@@ -44,7 +44,7 @@ export class WaitQueue {
       left -= 1;
       settle.resolve(true);
     }
-    if (left > 0) this.permits = Math.min(this.permits + left, maxPermits);
+    if (left > 0) this.permits = Math.max(this.permits, Math.min(this.permits + left, maxPermits));
   }
 
   /** Rejects every parked waiter and every later `wait` with `error`. */

@@ -44,6 +44,13 @@ describe('WaitQueue', () => {
     await expect(third).resolves.toBe(false);
   });
 
+  it('never drops kept permits when a wake-up may keep none', async () => {
+    const queue = new WaitQueue();
+    queue.wake(1, 2);
+    queue.wake(1, 0);
+    await expect(queue.wait(1_000)).resolves.toBe(true);
+  });
+
   it('rejects with the abort reason and removes the waiter and its timer', async () => {
     const queue = new WaitQueue();
     const controller = new AbortController();
