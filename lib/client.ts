@@ -114,8 +114,9 @@ export class RedissonClient {
 
   /**
    * Stops the watchdog, closes the subscriber connection, deletes the unlock latches still queued
-   * and rejects pending waits with {@link ClientClosedError}. Locks still held are not released (they expire with their lease),
-   * and the caller's `redis` connection is left open. Idempotent.
+   * and rejects pending waits with {@link ClientClosedError}. Locks still held are not released (they
+   * expire with their lease); their handles' signals abort and `lockLost` is emitted for each. The
+   * caller's `redis` connection is left open. Idempotent.
    */
   async shutdown(): Promise<void> {
     if (this.lifetime.signal.aborted) return;

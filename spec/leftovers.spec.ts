@@ -69,6 +69,18 @@ describe('nothing left behind', () => {
     }
   });
 
+  it('tells holders on shutdown that their locks are no longer theirs to rely on', async () => {
+    const redisson = client();
+    const lost: string[] = [];
+    redisson.on('lockLost', ({ name }) => lost.push(name));
+    const handle = await redisson.getLock('held-at-shutdown').acquire();
+    await redisson.shutdown();
+    expect(handle.signal.aborted).toBe(true);
+    expect(handle.signal.reason).toMatchObject({ code: 'ERR_LOCK_LOST', message: expect.stringMatching(/shut down/) });
+    expect(lost).toEqual(['held-at-shutdown']);
+    expect(redisson.diagnostics().leases).toBe(0);
+  });
+
   it('rejects pending waits with ClientClosedError on shutdown and refuses later calls', async () => {
     const holder = client();
     const waiter = client();

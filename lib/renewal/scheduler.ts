@@ -142,12 +142,16 @@ export class RenewalScheduler {
     return () => lease.listeners.delete(listener);
   }
 
-  /** Stops the timer and forgets every lease without telling anyone (the client is closing). */
+  /**
+   * Stops for good. Every lease still held is reported lost: nothing renews it or can release it
+   * through this client any more, so its holder must not go on believing it holds the lock.
+   */
   shutdown(): void {
+    for (const lease of [...this.leases.values()]) this.lose(lease, 'the client was shut down');
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.leases.clear();
+    this.inFlight.clear();
   }
 
   /** Makes sure the timer fires by `at` (monotonic ms); a timer due earlier is kept. */
