@@ -1,0 +1,23 @@
+// ioredisson: handles (acquire/release), so each concurrent caller releases exactly its own hold.
+import Redis from 'ioredis';
+import { RedissonClient } from 'ioredisson';
+
+export const name = 'ioredisson';
+export const pkg = 'ioredisson';
+export const waiting = 'pub/sub wake-up';
+
+export async function setup({ url }) {
+  const redis = new Redis(url);
+  const redisson = new RedissonClient(redis);
+  return {
+    async lock(key) {
+      const handle = await redisson.getLock(key).acquire();
+      return () => handle.release();
+    },
+    diagnostics: () => redisson.diagnostics(),
+    async teardown() {
+      await redisson.shutdown();
+      redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,20 @@
+// Child process of the contended scenario: one counter worker on its own adapter instance.
+// Protocol (IPC): child sends {ready}; parent sends {until}; child sends {result} and exits.
+import { once } from 'node:events';
+import Redis from 'ioredis';
+import { loadAdapter } from './adapters.mjs';
+import { counterWorker } from './workloads.mjs';
+
+const [adapterId, url, lockKey, counterKey] = process.argv.slice(2);
+const adapter = await loadAdapter(adapterId);
+if (adapter.error) throw new Error(adapter.error);
+const lib = await adapter.setup({ url });
+const redis = new Redis(url);
+await redis.ping();
+process.send({ ready: true });
+const [{ until }] = await once(process, 'message');
+const result = await counterWorker(lib, redis, { lockKey, counterKey, until });
+process.send({ result });
+await Promise.race([lib.teardown(), new Promise((resolve) => setTimeout(resolve, 500))]);
+redis.disconnect();
+process.exit(0); // some peers leave timers behind

@@ -1,0 +1,250 @@
+// Turns the run's results into latest.json, latest.md, latest.svg and the README section.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import os from 'node:os';
+import { packageVersion } from './adapters.mjs';
+import { barChart } from './svg.mjs';
+
+const IO = 'ioredisson';
+
+function fmt(v) {
+  if (v === undefined || v === null) return '–';
+  if (typeof v !== 'number') return String(v);
+  if (!Number.isFinite(v)) return '–';
+  if (Number.isInteger(v) && Math.abs(v) < 1e6) return v.toLocaleString('en-US');
+  if (Math.abs(v) >= 1000) return Math.round(v).toLocaleString('en-US');
+  if (Math.abs(v) >= 100) return v.toFixed(0);
+  if (Math.abs(v) >= 10) return v.toFixed(1);
+  if (Math.abs(v) >= 0.01) return v.toFixed(2);
+  return v === 0 ? '0' : v.toPrecision(2);
+}
+const times = (v) => (Number.isFinite(v) ? `${fmt(v)}×` : '–');
+
+async function machine(redisVersion) {
+  const cpuinfo = await readFile('/proc/cpuinfo', 'utf8').catch(() => '');
+  return {
+    cores: os.availableParallelism?.() ?? os.cpus().length,
+    cpu: cpuinfo.match(/^model name\s*:\s*(.+)$/m)?.[1] ?? os.cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    redis: redisVersion,
+    ioredis: await packageVersion('ioredis').catch(() => '?'),
+    redisClient: await packageVersion('redis').catch(() => '?'),
+    commit: gitCommit(),
+  };
+}
+
+/** The library's commit, marked `+local changes` when lib/ or lua/ differ from it. */
+function gitCommit() {
+  try {
+    const git = (...args) => execFileSync('git', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', 'lib', 'lua') ? '+local changes' : ''}`;
+  } catch {
+    return 'unknown';
+  }
+}
+
+const findCase = (results, scenario, id) => results.cases.find((c) => c.scenario === scenario && (id === undefined || c.case === id));
+const rowOf = (c, adapter) => c?.rows.find((r) => r.adapter === adapter && Object.keys(r.medians).length);
+
+/** Each target of the issue, with the figure that decides it; `met` is null when not measured. */
+export function evaluateTargets(results) {
+  const targets = [];
+  const add = (text, met, figure) => targets.push({ text, met: met ?? null, figure });
+  const polling = results.adapters.filter((a) => a.waiting?.startsWith('polls')).map((a) => a.id);
+
+  const un = findCase(results, 'uncontended');
+  const unIo = rowOf(un, IO);
+  if (unIo) {
+    const { lockTrips, unlockTrips } = unIo.medians;
+    add('Uncontended: 1 round trip per lock and 1 per unlock', lockTrips <= 1.3 && unlockTrips <= 1.3,
+      `lock ${fmt(lockTrips)}, unlock ${fmt(unlockTrips)} round trips; ${unIo.medians.clientCommandsDetail} sent per cycle`);
+    add('Uncontended: cycle rate ≥ 0.9× raw baseline', unIo.vsRaw >= 0.9, `${times(unIo.vsRaw)} raw (${fmt(unIo.medians.cyclesPerSec)} cycles/s)`);
+  }
+
+  const ho = findCase(results, 'handoff');
+  const hoIo = rowOf(ho, IO);
+  if (hoIo) {
+    add('Hand-off p50 no slower than raw baseline (1 ms polling)', hoIo.vsRaw <= 1,
+      `${fmt(hoIo.medians.p50)} ms = ${times(hoIo.vsRaw)} raw's ${fmt(rowOf(ho, 'raw')?.medians.p50)} ms`);
+    add('Hand-off p50 ≤ 4× PING round trip', hoIo.medians.xPing <= 4, `${times(hoIo.medians.xPing)} PING (${fmt(hoIo.medians.pingP50)} ms)`);
+    const peers = ho.rows.filter((r) => polling.includes(r.adapter) && r.adapter !== 'raw' && Number.isFinite(r.vsIoredisson));
+    if (peers.length) {
+      const worst = peers.reduce((a, b) => (a.vsIoredisson < b.vsIoredisson ? a : b));
+      add('Hand-off ≥ 10× faster than every polling peer', worst.vsIoredisson >= 10,
+        peers.map((r) => `${r.name} ${times(r.vsIoredisson)}`).join(', '));
+    }
+  }
+
+  const idle = findCase(results, 'idle-waiters', '100');
+  const idleIo = rowOf(idle, IO);
+  if (idleIo) {
+    const m = idleIo.medians;
+    add('Idle waiting: 0 commands/s from waiters, ~0 CPU', m.clientCmdsPerSec === 0 && m.cpuPct < 1,
+      `${fmt(m.clientCmdsPerSec)} cmds/s sent by waiters, ${fmt(m.cmdsPerSec)} Redis cmds/s in all, ${fmt(m.cpuPct)} % CPU (100 waiters)`);
+    // The last waiter's UNSUBSCRIBE is shared by all: 3 + 1/100 still rounds to 3 per waiter.
+    add('Draining 100 waiters: ≤ 3 commands per waiter', Math.round(m.drainCmdsPerWaiter * 10) / 10 <= 3,
+      `${fmt(m.drainCmdsPerWaiter)} sent per waiter (in all: ${m.drainSent}); ${fmt(m.drainRedisCmdsPerWaiter)} incl. script-internal calls`);
+  }
+
+  for (const id of ['in-process', 'processes']) {
+    const c = findCase(results, 'contended', id);
+    const io = rowOf(c, IO);
+    if (!io) continue;
+    const peers = c.rows.filter((r) => r.adapter !== IO && Object.keys(r.medians).length);
+    const best = peers.reduce((a, b) => ((a?.medians.opsPerSec ?? -1) > b.medians.opsPerSec ? a : b), undefined);
+    add(`Contended (${id}): throughput ≥ every peer's`, !best || io.medians.opsPerSec >= best.medians.opsPerSec,
+      `${fmt(io.medians.opsPerSec)} ops/s; best other: ${best ? `${best.name} ${fmt(best.medians.opsPerSec)}` : 'none'}`);
+    const lost = Math.max(...io.values.lostUpdates);
+    const fair = Math.min(...io.values.fairness);
+    add(`Contended (${id}): 0 lost updates, min/max per worker ≥ 0.5`, lost === 0 && fair >= 0.5,
+      `${lost} lost (worst rep), fairness ${fmt(fair)} (worst rep), ${fmt(io.medians.fairness)} median`);
+  }
+
+  const ml = rowOf(findCase(results, 'many-locks'), IO);
+  if (ml) add('Many locks (50 workers, 1 000 keys): ≥ 0.9× raw ops/s', ml.vsRaw >= 0.9, `${times(ml.vsRaw)} raw (${fmt(ml.medians.opsPerSec)} ops/s)`);
+
+  const mwCase = findCase(results, 'many-waiters');
+  const mw = rowOf(mwCase, IO);
+  if (mw) {
+    const m = mw.medians;
+    add(`${mwCase.case.replace('x', ' waiters over ')} locks: 1 subscriber connection`, m.subscriberConnections === 1, `${fmt(m.subscriberConnections)} connection(s), ${fmt(m.channels)} channels`);
+    add('… under 2 KiB heap per waiter', m.bytesPerWaiter < 2048, `${fmt(m.bytesPerWaiter)} B per waiter`);
+    add('… all subscriptions released at the end', m.channelsAfter === 0 && m.leftAfter === 0,
+      `${fmt(m.channelsAfter)} channels left, diagnostics() sum ${fmt(m.leftAfter)}, drained in ${fmt(m.drainMs)} ms`);
+  }
+  return targets;
+}
+
+/** The headline figures per adapter: one row each. */
+function summaryTable(results) {
+  const pick = [
+    ['uncontended', undefined, 'cyclesPerSec', 'uncontended cycles/s'],
+    ['handoff', undefined, 'p50', 'hand-off p50 ms'],
+    ['contended', 'in-process', 'opsPerSec', 'contended ops/s (8 in 1 process)'],
+    ['contended', 'processes', 'opsPerSec', 'contended ops/s (8 processes)'],
+    ['idle-waiters', '100', 'cmdsPerSec', 'Redis cmds/s, 100 idle waiters'],
+    ['many-locks', undefined, 'opsPerSec', 'many-locks ops/s'],
+  ].filter(([s, id]) => findCase(results, s, id));
+  const head = ['adapter', 'waiting', ...pick.map((p) => p[3])];
+  const lines = [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
+  for (const a of results.adapters) {
+    const cells = pick.map(([s, id, key]) => {
+      const row = findCase(results, s, id).rows.find((r) => r.adapter === a.id);
+      if (!row) return '–';
+      if (!Object.keys(row.medians).length) return 'failed';
+      return fmt(row.medians[key]);
+    });
+    const label = a.pkg === 'ioredis' ? `${a.name} (on ioredis)` : `${a.name} ${a.version ?? ''}`;
+    const name = a.id === IO ? `**${label}**` : label;
+    lines.push(`| ${name} | ${a.error ? `not run: ${a.error}` : a.waiting} | ${cells.join(' | ')} |`);
+  }
+  return lines.join('\n');
+}
+
+function caseTable(c) {
+  const cols = c.columns;
+  const main = cols.find((col) => col.main);
+  const ratios = main.better && c.rows.some((r) => Number.isFinite(r.vsRaw) || Number.isFinite(r.vsIoredisson));
+  const head = ['adapter', ...cols.map((col) => col.label), ...(ratios ? [`${main.label} ÷ raw`, `${main.label} ÷ ioredisson`] : []), 'notes'];
+  const lines = [`### ${c.title}`, '', `| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
+  for (const r of c.rows) {
+    const notes = [
+      ...Object.entries(r.medians).filter(([, v]) => typeof v === 'string').map(([k, v]) => `${k}: ${v}`),
+      ...(r.errors.length ? [`errors in ${r.errors.length} rep(s): ${[...new Set(r.errors)].join('; ')}`] : []),
+    ].join('; ');
+    const cells = cols.map((col) => fmt(r.medians[col.key]));
+    lines.push(`| ${r.adapter === IO ? `**${r.name}**` : r.name} | ${cells.join(' | ')} | ${ratios ? `${times(r.vsRaw)} | ${times(r.vsIoredisson)} | ` : ''}${notes} |`);
+  }
+  return lines.join('\n');
+}
+
+function targetsTable(targets) {
+  const lines = ['| target | met | figure |', '|---|---|---|'];
+  for (const t of targets) lines.push(`| ${t.text} | ${t.met === null ? '?' : t.met ? 'yes' : '**no**'} | ${t.figure} |`);
+  return lines.join('\n');
+}
+
+function machineLine(m, results) {
+  return `ioredisson ${m.commit}; ${m.cores} cores, ${m.cpu}, ${m.memoryGiB} GiB; Node ${m.node}; Redis ${m.redis}; ioredis ${m.ioredis}, redis (node-redis) ${m.redisClient}. ` +
+    `${results.options.reps} rep(s), medians; ratios are medians of per-rep pairs. Run ${results.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${Math.round(results.durationS / 60)} min.`;
+}
+
+function chart(results) {
+  const rowsFor = (scenario, id, key) => {
+    const c = findCase(results, scenario, id);
+    return c ? c.rows.map((r) => ({ label: r.name, value: r.medians[key], note: Object.keys(r.medians).length ? undefined : 'failed' })) : [];
+  };
+  const panels = [
+    { title: 'Hand-off latency p50 (lower is better)', unit: 'ms', log: true, rows: rowsFor('handoff', undefined, 'p50') },
+    { title: 'Uncontended lock + unlock (higher is better)', unit: 'cycles/s', rows: rowsFor('uncontended', undefined, 'cyclesPerSec') },
+    { title: 'Contended counter, 8 workers in one process (higher is better)', unit: 'ops/s', rows: rowsFor('contended', 'in-process', 'opsPerSec') },
+    { title: 'Contended counter, 8 processes (higher is better)', unit: 'ops/s', rows: rowsFor('contended', 'processes', 'opsPerSec') },
+    { title: 'Redis commands/s while 100 waiters idle (lower is better)', unit: 'cmds/s', log: true, rows: rowsFor('idle-waiters', '100', 'cmdsPerSec') },
+  ].filter((p) => p.rows.length);
+  const m = results.machine;
+  return barChart(panels, {
+    title: 'ioredisson vs. other Redis locks for Node.js',
+    subtitle: `${m.cores} cores ${m.cpu} · Node ${m.node} · Redis ${m.redis} · medians of ${results.options.reps} rep(s)`,
+  });
+}
+
+/** Writes every output file; the README section goes next to bench/ only for a full run. */
+export async function writeResults(results, outDir, fullRun) {
+  results.machine ??= await machine(results.redisVersion); // kept when re-rendering a saved run
+  results.targets = evaluateTargets(results);
+  await mkdir(outDir, { recursive: true });
+  const uniq = results.adapters
+    .filter((a) => a.pkg !== 'ioredis')
+    .map((a) => `${a.pkg}@${a.version ?? '?'}${a.error ? ` (not run: ${a.error})` : ''}`)
+    .join(', ') + `; the raw baseline and the PING floor use ioredis@${results.machine.ioredis}`;
+  const md = [
+    '# ioredisson benchmark results',
+    '',
+    machineLine(results.machine, results),
+    '',
+    `Packages: ${uniq}.`,
+    '',
+    '## Summary',
+    '',
+    summaryTable(results),
+    '',
+    '## Targets',
+    '',
+    targetsTable(results.targets),
+    '',
+    '## All figures',
+    '',
+    'Commands "sent" are counted by a proxy between client and Redis (what the client sends); "commandstats" ' +
+      'deltas also count the calls Lua scripts make inside Redis. Round trips are measured by delaying every reply ' +
+      'by 10 ms. Waiting settings are each peer\'s defaults; wait limits (retry counts, acquire timeouts) are lifted ' +
+      'so every waiter waits until it gets the lock.',
+    '',
+    ...results.cases.flatMap((c) => [caseTable(c), '']),
+  ].join('\n');
+  const files = [];
+  const put = async (name, text, dir = outDir) => {
+    await writeFile(new URL(name, dir), text);
+    files.push(new URL(name, dir).pathname);
+  };
+  await put('latest.json', `${JSON.stringify(results, null, 2)}\n`);
+  await put('latest.md', md);
+  await put('latest.svg', chart(results));
+  const section = [
+    '## Benchmarks',
+    '',
+    `Measured with \`npm run bench\` (bench/) against a local Redis: ${machineLine(results.machine, results)}`,
+    '',
+    summaryTable(results),
+    '',
+    `Targets met: ${results.targets.filter((t) => t.met).length} of ${results.targets.length}. ` +
+      'Every table, the targets and the method: [bench/results/latest.md](bench/results/latest.md).',
+    '',
+    '![](bench/results/latest.svg)',
+    '',
+    `Packages: ${uniq}.`,
+    '',
+  ].join('\n');
+  await put('README-section.md', section, fullRun ? new URL('../', outDir) : outDir);
+  return files;
+}

@@ -1,0 +1,43 @@
+// Loops shared by scenarios and by the contender child process.
+import { setImmediate as tick } from 'node:timers/promises';
+
+/**
+ * Read-modify-write of `counterKey` under `lockKey` until the wall clock passes `until` (ms since the
+ * epoch, so that processes agree). The await between read and write makes any overlap lose an update.
+ */
+export async function counterWorker(adapter, redis, { lockKey, counterKey, until }) {
+  const waits = [];
+  let errors = 0;
+  while (Date.now() < until) {
+    const asked = performance.now();
+    let release;
+    try {
+      release = await adapter.lock(lockKey);
+    } catch {
+      errors += 1;
+      continue;
+    }
+    waits.push(performance.now() - asked);
+    const value = Number((await redis.get(counterKey)) ?? 0);
+    await tick();
+    await redis.set(counterKey, value + 1);
+    await release();
+  }
+  return { acquisitions: waits.length, waits, errors };
+}
+
+/** Summary of several counter workers: throughput, fairness, waits. */
+export function summarizeWorkers(results, elapsedMs, counter) {
+  const counts = results.map((r) => r.acquisitions);
+  const total = counts.reduce((a, b) => a + b, 0);
+  const waits = results.flatMap((r) => r.waits);
+  return {
+    total,
+    counts,
+    waits,
+    opsPerSec: (total / elapsedMs) * 1000,
+    lostUpdates: total - counter,
+    fairness: Math.max(...counts) > 0 ? Math.min(...counts) / Math.max(...counts) : 0,
+    errors: results.reduce((a, r) => a + r.errors, 0),
+  };
+}

@@ -1,0 +1,84 @@
+// 2. Contended counter: workers doing read-modify-write of one Redis counter under one lock,
+// in one process or in one process each.
+import { fork } from 'node:child_process';
+import { once } from 'node:events';
+import Redis from 'ioredis';
+import { track } from '../lib/procs.mjs';
+import { latency, withTimeout } from '../lib/stats.mjs';
+import { counterWorker, summarizeWorkers } from '../lib/workloads.mjs';
+
+const LOCK = 'bench:counter-lock';
+const COUNTER = 'bench:counter';
+/** How long after the end the last waits may take before the run counts as stalled, ms. */
+const GRACE = 8_000;
+
+export default {
+  name: 'contended',
+  title: 'Contended counter',
+  takesPart: (adapter) => adapter.mutex,
+  cases: ({ quick, workers = 8, duration }) => {
+    const ms = duration ?? (quick ? 1_000 : 2_000);
+    return [
+      { id: 'in-process', label: `${workers} workers in one process, ${ms / 1000} s`, workers, ms, processes: false },
+      { id: 'processes', label: `${workers} workers in ${workers} processes, ${ms / 1000} s`, workers, ms, processes: true },
+    ];
+  },
+  columns: [
+    { key: 'opsPerSec', label: 'ops/s', better: 'higher', main: true },
+    { key: 'lostUpdates', label: 'lost updates' },
+    { key: 'fairness', label: 'fairness min/max' },
+    { key: 'p50', label: 'wait p50 ms' },
+    { key: 'p99', label: 'wait p99 ms' },
+    { key: 'errors', label: 'errors' },
+  ],
+
+  async run(env, adapter, spec) {
+    const runWorkers = spec.processes ? inProcesses : inOneProcess;
+    const { results, elapsed } = await runWorkers(env, adapter, spec);
+    const counter = Number((await env.admin.get(COUNTER)) ?? 0);
+    const summary = summarizeWorkers(results, elapsed, counter);
+    return {
+      opsPerSec: summary.opsPerSec,
+      lostUpdates: summary.lostUpdates,
+      fairness: summary.fairness,
+      ...latency(summary.waits),
+      errors: summary.errors,
+      perWorker: summary.counts.join(' '),
+    };
+  },
+};
+
+async function inOneProcess(env, adapter, { workers, ms }) {
+  const lib = await adapter.setup({ url: env.url });
+  const redis = new Redis(env.url);
+  try {
+    const start = performance.now();
+    const until = Date.now() + ms;
+    const all = Promise.all(
+      Array.from({ length: workers }, () => counterWorker(lib, redis, { lockKey: LOCK, counterKey: COUNTER, until })),
+    );
+    const results = await withTimeout(all, ms + GRACE, 'the last waits (wake-up missed?)');
+    return { results, elapsed: performance.now() - start };
+  } finally {
+    await lib.teardown();
+    redis.disconnect();
+  }
+}
+
+async function inProcesses(env, adapter, { workers, ms }) {
+  const script = new URL('../lib/contender.mjs', import.meta.url);
+  const children = Array.from({ length: workers }, () =>
+    track(fork(script, [adapter.id, env.url, LOCK, COUNTER], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })),
+  );
+  try {
+    await withTimeout(Promise.all(children.map((c) => once(c, 'message'))), 20_000, 'contender start-up');
+    const start = performance.now();
+    const until = Date.now() + ms;
+    const done = children.map((c) => once(c, 'message').then(([msg]) => msg.result));
+    for (const child of children) child.send({ until });
+    const results = await withTimeout(Promise.all(done), ms + GRACE, 'the last waits (wake-up missed?)');
+    return { results, elapsed: performance.now() - start };
+  } finally {
+    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  }
+}
