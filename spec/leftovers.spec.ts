@@ -9,9 +9,6 @@ import { trackTimers } from './helpers/timers';
 
 const { admin, client, server } = useRedis();
 
-/** Lets cleared timers be reported as destroyed. */
-const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-
 describe('nothing left behind', () => {
   it('leaves no timer, listener, subscription or lease after time-outs, aborts and releases', async () => {
     const holder = client();
@@ -28,11 +25,8 @@ describe('nothing left behind', () => {
       await expect(aborted).rejects.toThrow('stop');
       const handle = await waiter.getLock('free').acquire();
       await handle.release();
-      await settle();
       // Only short-lived timers may remain (the batched latch deletion, 20 ms); none may linger.
-      await delay(100);
-      await settle();
-      expect(timers.live()).toBe(0);
+      expect(await timers.settle()).toBe(0);
     } finally {
       timers.stop();
     }
