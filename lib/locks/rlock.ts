@@ -205,7 +205,9 @@ export class RLock implements HandleOwner {
   /**
    * One run of the acquire script. A success is tracked before anyone can see it (so no release can
    * race it), unless the caller abandoned the attempt meanwhile: then it is undone. A failure in
-   * transit leaves the outcome unknown, so whatever it may have added is undone too.
+   * transit leaves the outcome unknown, so whatever it may have added is undone too. (Should one
+   * owner run parallel acquisitions of one lock and one of them fail in transit, the trim cannot
+   * tell whose hold it removes; one owner's holds are one logical thread's, so this stays rare.)
    */
   private async attempt(owner: string, explicitLease: number | undefined, isAbandoned: () => boolean): Promise<number | null> {
     const { renewal, scripts, options } = this.ctx;

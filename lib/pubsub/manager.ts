@@ -127,8 +127,10 @@ export class PubSubManager {
     this.entries.clear();
     const subscriber = this.subscriber;
     this.subscriber = undefined;
-    if (!subscriber || subscriber.status === 'end') return;
-    const ended = new Promise((resolve) => subscriber.once('end', resolve));
+    if (!subscriber) return;
+    // Only a connection with a socket ends with an 'end' event; one waiting to reconnect just stops.
+    const hasSocket = ['connecting', 'connect', 'ready'].includes(subscriber.status);
+    const ended = hasSocket ? new Promise((resolve) => subscriber.once('end', resolve)) : undefined;
     subscriber.disconnect();
     await ended;
   }

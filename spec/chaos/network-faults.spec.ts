@@ -128,6 +128,20 @@ describe('network faults (TCP proxy)', () => {
     expect(redisson.diagnostics().leases).toBe(0);
   });
 
+  it('shuts down promptly while Redis is unreachable, rejecting the waiters', async () => {
+    const holder = client();
+    await holder.getLock('unreachable').lock({ leaseTime: 30_000 });
+    const redisson = clientThroughProxy();
+    const waiting = redisson.getLock('unreachable').lock();
+    await eventually(() => redisson.diagnostics().waiters === 1, 5_000, 'a parked waiter');
+    await proxy.close(); // every connection reset, no new one accepted: ioredis keeps reconnecting
+    await delay(300);
+    const started = Date.now();
+    await redisson.shutdown();
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await expect(waiting).rejects.toMatchObject({ code: 'ERR_CLIENT_CLOSED' });
+  });
+
   it('keeps mutual exclusion through latency and fragmented writes', async () => {
     proxy.set('up', { latencyMs: 2, fragmentBytes: 7 });
     proxy.set('down', { latencyMs: 1, fragmentBytes: 5 });
