@@ -1,8 +1,16 @@
 import type { PubSubManager, Subscription, WakePolicy } from '../pubsub/manager';
 import { sleep, within } from '../util/guarded';
 
-/** One acquire attempt: `null` when acquired, else the holder's remaining TTL in ms (-1: none). */
-export type Attempt = () => Promise<number | null>;
+/** Runs the acquire attempts of one acquisition. */
+export interface AttemptSource {
+  /** One attempt: `null` when acquired, else the holder's remaining TTL in ms (-1: none). */
+  attempt(): Promise<number | null>;
+  /**
+   * Told that the attempt in flight was abandoned (the signal aborted or the client closed before
+   * its reply): should it succeed after all, the acquisition must be undone.
+   */
+  abandon(): void;
+}
 
 /** What the acquire loop needs from the client. */
 export interface WaitContext {
@@ -13,7 +21,7 @@ export interface WaitContext {
 
 /** One acquisition's wait. */
 export interface WaitRequest {
-  attempt: Attempt;
+  attempts: AttemptSource;
   /** Channel whose messages announce a release. */
   channel: string;
   /** How messages on `channel` wake local waiters. */
@@ -23,11 +31,6 @@ export interface WaitRequest {
   /** Longest time in ms to wait for a turn behind local waiters before trying anyway (the lease). */
   turnBound: number;
   signal: AbortSignal | undefined;
-  /**
-   * Told that the attempt in flight was abandoned (the signal aborted or the client closed before
-   * its reply): should it succeed after all, the acquisition must be undone.
-   */
-  abandon(): void;
 }
 
 /** Bounds of the re-check back-off used when no subscription could be made. */
@@ -41,27 +44,27 @@ const FALLBACK_MAX_MS = 1_000;
  */
 export async function acquireWithWait(ctx: WaitContext, request: WaitRequest): Promise<boolean> {
   const { waitTime, signal } = request;
-  const attempt = (): Promise<number | null> => attemptUnlessAborted(ctx, request);
   const deadline = waitTime === undefined ? Infinity : performance.now() + waitTime;
-  const remaining = (): number => deadline - performance.now();
 
   // Behind local waiters, a newcomer takes its place in line instead of barging: its attempt would
   // beat theirs (it goes out at once, theirs only after the release message), starving them.
   const queueFirst = waitTime !== 0 && ctx.pubsub.hasWaiters(request.channel);
   if (!queueFirst) {
-    if ((await attempt()) === null) return true;
-    if (remaining() <= 0) return false;
+    if ((await attemptUnlessAborted(ctx, request)) === null) return true;
+    if (deadline - performance.now() <= 0) return false;
   }
 
-  const subscription = await subscribeOrDegrade(ctx, request, remaining());
+  const subscription = await subscribeOrDegrade(ctx, request, deadline - performance.now());
   let acquired = false;
   let fallbackDelay = FALLBACK_MIN_MS;
   try {
-    if (queueFirst && subscription) await subscription.wait(Math.min(request.turnBound, remaining()), signal);
+    if (queueFirst && subscription) {
+      await subscription.wait(Math.min(request.turnBound, deadline - performance.now()), signal);
+    }
     for (;;) {
-      const ttl = await attempt();
+      const ttl = await attemptUnlessAborted(ctx, request);
       if (ttl === null) return (acquired = true);
-      const left = remaining();
+      const left = deadline - performance.now();
       if (left <= 0) return false;
       const bound = ttl >= 0 ? Math.min(ttl, left) : left;
       if (subscription) {
@@ -78,7 +81,7 @@ export async function acquireWithWait(ctx: WaitContext, request: WaitRequest): P
 
 /** Runs one attempt, but rejects as soon as the signal aborts or the client closes. */
 async function attemptUnlessAborted(ctx: WaitContext, request: WaitRequest): Promise<number | null> {
-  const pending = request.attempt();
+  const pending = request.attempts.attempt();
   let answered = false;
   pending.then(
     () => (answered = true),
@@ -87,7 +90,7 @@ async function attemptUnlessAborted(ctx: WaitContext, request: WaitRequest): Pro
   try {
     return await within(pending, Infinity, () => new Error('unreachable'), request.signal, ctx.lifetime);
   } catch (error) {
-    if (!answered) request.abandon();
+    if (!answered) request.attempts.abandon();
     throw error;
   }
 }

@@ -11,7 +11,7 @@ import {
 } from '../options';
 import type { WakePolicy } from '../pubsub/manager';
 import { newRequestId } from '../scripts/lock';
-import { acquireWithWait } from './acquire-loop';
+import { acquireWithWait, type AttemptSource } from './acquire-loop';
 import type { LockContext } from './context';
 import { LockHandle, type HandleOwner } from './handle';
 
@@ -179,10 +179,8 @@ export class RLock implements HandleOwner {
     const threadId = scoped ?? this.ctx.scopes.nextThreadId();
     const owner = this.owner(threadId);
 
-    let abandoned = false;
     const acquired = await acquireWithWait(this.ctx, {
-      attempt: () => this.attempt(owner, call.leaseTime, () => abandoned),
-      abandon: () => (abandoned = true),
+      attempts: new LockAttempts(this.ctx, this.name, owner, call.leaseTime),
       channel: lockChannel(this.name),
       policy: lockWakePolicy,
       waitTime: call.waitTime,
@@ -202,34 +200,6 @@ export class RLock implements HandleOwner {
     return threadId;
   }
 
-  /**
-   * One run of the acquire script. A success is tracked before anyone can see it (so no release can
-   * race it), unless the caller abandoned the attempt meanwhile: then it is undone. A failure in
-   * transit leaves the outcome unknown, so whatever it may have added is undone too. (Should one
-   * owner run parallel acquisitions of one lock and one of them fail in transit, the trim cannot
-   * tell whose hold it removes; one owner's holds are one logical thread's, so this stays rare.)
-   */
-  private async attempt(owner: string, explicitLease: number | undefined, isAbandoned: () => boolean): Promise<number | null> {
-    const { renewal, scripts, options } = this.ctx;
-    const leaseTime = explicitLease ?? options.lockWatchdogTimeout;
-    const sentAt = performance.now();
-    const believedHolds = renewal.beginAcquire(this.name, owner);
-    let ttl: number | null;
-    try {
-      ttl = await scripts.acquire(this.name, owner, leaseTime, believedHolds);
-    } catch (error) {
-      scripts.trim(this.name, owner, believedHolds).catch(() => undefined);
-      throw error;
-    } finally {
-      renewal.endAcquire(this.name, owner);
-    }
-    if (ttl === null) {
-      if (isAbandoned()) scripts.trim(this.name, owner, believedHolds).catch(() => undefined);
-      else renewal.register(this.name, owner, { sentAt, leaseTime, renew: explicitLease === undefined });
-    }
-    return ttl;
-  }
-
   private owner(threadId: number): string {
     return ownerToken(this.ctx.clientId, threadId);
   }
@@ -237,5 +207,50 @@ export class RLock implements HandleOwner {
   private notHeld(why: string, owner?: string): LockNotHeldError {
     const by = owner ? ` by owner ${owner}` : '';
     return new LockNotHeldError(`Lock '${this.name}' is not held${by}: ${why}`, this.name);
+  }
+}
+
+/** The attempts of one acquisition by `owner`; the client's lease tracker learns of every hold they add. */
+class LockAttempts implements AttemptSource {
+  private abandoned = false;
+
+  constructor(
+    private readonly ctx: LockContext,
+    private readonly name: string,
+    private readonly owner: string,
+    private readonly explicitLease: number | undefined,
+  ) {}
+
+  abandon(): void {
+    this.abandoned = true;
+  }
+
+  /**
+   * One run of the acquire script. A success is tracked before anyone can see it (so no release can
+   * race it), unless the caller abandoned the attempt meanwhile: then it is undone. A failure in
+   * transit leaves the outcome unknown, so whatever it may have added is undone too. (Should one
+   * owner run parallel acquisitions of one lock and one of them fail in transit, the trim cannot
+   * tell whose hold it removes; one owner's holds are one logical thread's, so this stays rare.)
+   */
+  async attempt(): Promise<number | null> {
+    const { ctx, name, owner, explicitLease } = this;
+    const { renewal, scripts } = ctx;
+    const leaseTime = explicitLease ?? ctx.options.lockWatchdogTimeout;
+    const sentAt = performance.now();
+    const believedHolds = renewal.beginAcquire(name, owner);
+    let ttl: number | null;
+    try {
+      ttl = await scripts.acquire(name, owner, leaseTime, believedHolds);
+    } catch (error) {
+      scripts.trim(name, owner, believedHolds).catch(() => undefined);
+      throw error;
+    } finally {
+      renewal.endAcquire(name, owner);
+    }
+    if (ttl === null) {
+      if (this.abandoned) scripts.trim(name, owner, believedHolds).catch(() => undefined);
+      else renewal.register(name, owner, { sentAt, leaseTime, renew: explicitLease === undefined });
+    }
+    return ttl;
   }
 }

@@ -43,6 +43,28 @@ interface ChannelEntry {
   readonly subscribed: Promise<unknown>;
 }
 
+/** One waiter's share of a channel: a small object rather than closures, as thousands may wait. */
+class ChannelShare implements Subscription {
+  private released = false;
+
+  constructor(
+    private readonly name: string,
+    private readonly entry: ChannelEntry,
+    private readonly leave: (name: string, entry: ChannelEntry) => void,
+  ) {}
+
+  wait(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    return this.entry.queue.wait(timeoutMs, signal);
+  }
+
+  release(acquired = true): void {
+    if (this.released) return;
+    this.released = true;
+    if (!acquired) this.entry.queue.wake(1, 0);
+    this.leave(this.name, this.entry);
+  }
+}
+
 /**
  * Owns the client's one subscriber connection. Channels are shared by reference count among local
  * waiters, each with a FIFO wait queue that messages wake according to the channel's policy.
@@ -52,6 +74,7 @@ export class PubSubManager {
   private readonly entries = new Map<string, ChannelEntry>();
   private readonly prefix: string;
   private readonly lifetime = new AbortController();
+  private readonly leaveChannel = (name: string, entry: ChannelEntry): void => this.leave(name, entry);
   private everReady = false;
 
   constructor(
@@ -95,20 +118,10 @@ export class PubSubManager {
       created.subscribed.catch(() => this.forget(name, created));
     }
     entry.refs += 1;
-    const joined = entry;
-    let released = false;
-    const subscription: Subscription = {
-      wait: (ms, waitSignal) => joined.queue.wait(ms, waitSignal),
-      release: (acquired = true) => {
-        if (released) return;
-        released = true;
-        if (!acquired) joined.queue.wake(1, 0);
-        this.leave(name, joined);
-      },
-    };
+    const subscription = new ChannelShare(name, entry, this.leaveChannel);
     try {
       const limit = Math.min(timeoutMs, this.settings.subscriptionTimeout);
-      await within(joined.subscribed, limit, () => new SubscribeTimeoutError(name, limit), signal, this.lifetime.signal);
+      await within(entry.subscribed, limit, () => new SubscribeTimeoutError(name, limit), signal, this.lifetime.signal);
       return subscription;
     } catch (error) {
       subscription.release();

@@ -1,11 +1,16 @@
-import { guarded, type Settle } from '../util/guarded';
+import { Guarded } from '../util/guarded';
+
+const notWoken = (guarded: Guarded<boolean>): void => guarded.resolve(false);
 
 /**
  * Local FIFO of waiters on one channel. A wake-up that finds fewer parked waiters than it may wake
  * is kept as a permit (up to a cap), so a waiter that parks just after a message still retries at once.
  */
 export class WaitQueue {
-  private readonly parked = new Set<Settle<boolean>>();
+  private readonly parked = new Set<Guarded<boolean>>();
+  private readonly unpark = (guarded: Guarded<boolean>): void => {
+    this.parked.delete(guarded);
+  };
   private permits = 0;
   private closedWith: Error | undefined;
 
@@ -24,13 +29,12 @@ export class WaitQueue {
       this.permits -= 1;
       return Promise.resolve(true);
     }
-    return guarded<boolean>(
-      (settle) => {
-        this.parked.add(settle);
-        return () => this.parked.delete(settle);
-      },
-      { timeoutMs, onTimeout: (settle) => settle.resolve(false), signals: [signal] },
-    );
+    const parked = new Guarded<boolean>(timeoutMs, notWoken, signal);
+    if (!parked.settled) {
+      parked.onSettled = this.unpark;
+      this.parked.add(parked);
+    }
+    return parked.promise;
   }
 
   /**

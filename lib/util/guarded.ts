@@ -1,70 +1,96 @@
 import pDefer from 'p-defer';
 import { MAX_TIME_MS } from '../options';
 
-/** Settles a {@link guarded} promise. */
+/** Settles a {@link Guarded} promise. */
 export interface Settle<T> {
   resolve(value: T): void;
   reject(reason: unknown): void;
 }
 
-/** How a {@link guarded} promise may end besides its own settlement. */
-export interface Guard<T> {
-  /** Time limit in ms; `Infinity` sets no timer. Longer limits fire early, at Node's timer maximum. */
-  timeoutMs: number;
-  /** Called once when the time limit passes first. */
-  onTimeout(settle: Settle<T>): void;
-  /** Any of these aborting first rejects the promise with its `reason`. */
-  signals: readonly (AbortSignal | undefined)[];
-}
-
 /**
- * A promise that `attach` settles, unless its time limit passes or one of its signals aborts first.
- * Whichever way it ends, its timer, its abort listeners and whatever `attach` returned as clean-up
- * are removed at once, so an abandoned wait leaves nothing behind.
+ * A promise settled by its owner, unless its time limit passes or one of its signals aborts first.
+ * Whichever way it ends, its timer and abort listeners are removed at once and `onSettled` runs, so
+ * an abandoned wait leaves nothing behind. One object per wait, with no closures of its own: many
+ * thousands of them may be parked at once.
  */
-export function guarded<T>(
-  attach: (settle: Settle<T>) => (() => void) | void,
-  { timeoutMs, onTimeout, signals }: Guard<T>,
-): Promise<T> {
-  const deferred = pDefer<T>();
-  const aborted = signals.find((signal) => signal?.aborted);
-  if (aborted) {
-    deferred.reject(aborted.reason);
-    return deferred.promise;
+export class Guarded<T> implements Settle<T> {
+  /** Settles when the owner, the time limit or a signal settles it. */
+  readonly promise: Promise<T>;
+  /** Called once when the promise settles (for example to leave a queue). */
+  onSettled: ((guarded: Guarded<T>) => void) | undefined;
+  private readonly deferred = pDefer<T>();
+  private readonly signals: readonly (AbortSignal | undefined)[];
+  private timer: NodeJS.Timeout | undefined;
+  private done = false;
+
+  /**
+   * @param timeoutMs time limit; `Infinity` sets no timer. Longer limits fire early, at Node's timer maximum.
+   * @param onTimeout called once when the time limit passes first; it must settle the promise.
+   * @param signals any of these aborting first rejects the promise with its `reason`.
+   */
+  constructor(
+    timeoutMs: number,
+    private readonly onTimeout: (guarded: Guarded<T>) => void,
+    ...signals: (AbortSignal | undefined)[]
+  ) {
+    this.promise = this.deferred.promise;
+    this.signals = signals;
+    const aborted = signals.find((signal) => signal?.aborted);
+    if (aborted) {
+      this.done = true;
+      this.deferred.reject(aborted.reason);
+      return;
+    }
+    for (const signal of signals) signal?.addEventListener('abort', this, { once: true });
+    if (Number.isFinite(timeoutMs)) {
+      this.timer = setTimeout(fireTimeout, Math.min(Math.max(timeoutMs, 0), MAX_TIME_MS), this);
+      this.timer.unref();
+    }
   }
 
-  let detach: (() => void) | void;
-  let timer: NodeJS.Timeout | undefined;
-  let done = false;
-  const finish = (then: () => void): void => {
-    if (done) return;
-    done = true;
-    if (timer) clearTimeout(timer);
-    for (const signal of signals) signal?.removeEventListener('abort', onAbort);
-    detach?.();
-    then();
-  };
-  const settle: Settle<T> = {
-    resolve: (value) => finish(() => deferred.resolve(value)),
-    reject: (reason) => finish(() => deferred.reject(reason)),
-  };
-  function onAbort(this: AbortSignal): void {
-    settle.reject(this.reason);
+  /** Whether the promise has settled. */
+  get settled(): boolean {
+    return this.done;
   }
 
-  for (const signal of signals) signal?.addEventListener('abort', onAbort, { once: true });
-  if (Number.isFinite(timeoutMs)) {
-    timer = setTimeout(() => finish(() => onTimeout(passThrough(deferred))), Math.min(Math.max(timeoutMs, 0), MAX_TIME_MS));
-    timer.unref();
+  resolve(value: T): void {
+    if (this.finish()) this.deferred.resolve(value);
   }
-  detach = attach(settle);
-  if (done) detach?.();
-  return deferred.promise;
+
+  reject(reason: unknown): void {
+    if (this.finish()) this.deferred.reject(reason);
+  }
+
+  /** Abort listener (an object listener, so no closure is needed). */
+  handleEvent(event: Event): void {
+    this.reject((event.target as AbortSignal).reason);
+  }
+
+  /** @internal Called by the timer. */
+  expire(): void {
+    this.timer = undefined;
+    if (!this.done) this.onTimeout(this);
+  }
+
+  private finish(): boolean {
+    if (this.done) return false;
+    this.done = true;
+    if (this.timer) clearTimeout(this.timer);
+    for (const signal of this.signals) signal?.removeEventListener('abort', this);
+    this.onSettled?.(this);
+    return true;
+  }
 }
+
+function fireTimeout(guarded: { expire(): void }): void {
+  guarded.expire();
+}
+
+const resolveVoid = (guarded: Guarded<void>): void => guarded.resolve();
 
 /** Resolves after `ms` unless a signal aborts first. */
 export function sleep(ms: number, ...signals: (AbortSignal | undefined)[]): Promise<void> {
-  return guarded<void>(() => undefined, { timeoutMs: ms, onTimeout: (settle) => settle.resolve(), signals });
+  return new Guarded<void>(ms, resolveVoid, ...signals).promise;
 }
 
 /** Settles as `promise` does, unless `ms` pass first (rejects with `onTimeout()`) or a signal aborts. */
@@ -74,14 +100,7 @@ export function within<T>(
   onTimeout: () => Error,
   ...signals: (AbortSignal | undefined)[]
 ): Promise<T> {
-  return guarded<T>(
-    (settle) => {
-      promise.then(settle.resolve, settle.reject);
-    },
-    { timeoutMs: ms, onTimeout: (settle) => settle.reject(onTimeout()), signals },
-  );
-}
-
-function passThrough<T>(deferred: pDefer.DeferredPromise<T>): Settle<T> {
-  return { resolve: deferred.resolve, reject: deferred.reject };
+  const guarded = new Guarded<T>(ms, (g) => g.reject(onTimeout()), ...signals);
+  if (!guarded.settled) promise.then((value) => guarded.resolve(value), (reason: unknown) => guarded.reject(reason));
+  return guarded.promise;
 }
