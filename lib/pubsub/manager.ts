@@ -183,15 +183,18 @@ export class PubSubManager {
   }
 
   private async send(verb: 'subscribe' | 'unsubscribe', names: string[]): Promise<unknown> {
-    const subscriber = this.connect();
     const sharded = await this.settings.sharded;
+    const subscriber = this.connect(sharded);
     if (verb === 'subscribe') return sharded ? subscriber.ssubscribe(...names) : subscriber.subscribe(...names);
     return sharded ? subscriber.sunsubscribe(...names) : subscriber.unsubscribe(...names);
   }
 
-  private connect(): RedisConnection {
+  private connect(sharded: boolean): RedisConnection {
     if (this.subscriber) return this.subscriber;
-    const subscriber = isCluster(this.redis) ? this.redis.duplicate() : this.redis.duplicate({ autoResubscribe: false });
+    // A cluster routes SSUBSCRIBE to the node owning each channel's slot only with shardedSubscribers.
+    const subscriber = isCluster(this.redis)
+      ? this.redis.duplicate(undefined, sharded ? { shardedSubscribers: true } : {})
+      : this.redis.duplicate({ autoResubscribe: false });
     subscriber.on('message', (channel: string, message: string) => this.onMessage(channel, message));
     subscriber.on('smessage', (channel: string, message: string) => this.onMessage(channel, message));
     subscriber.on('ready', () => {
