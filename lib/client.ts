@@ -38,7 +38,6 @@ export class RedissonClient {
   private readonly scopes = new OwnerScopes();
   private readonly pubsub: PubSubManager;
   private readonly renewal: RenewalScheduler;
-  private readonly scripts: LockScripts;
   private readonly context: LockContext;
 
   constructor(redis: RedisConnection, options?: RedissonOptions) {
@@ -50,7 +49,6 @@ export class RedissonClient {
     setMaxListeners(0, this.lifetime.signal);
     const sharded = useShardedPubSub(redis, this.options.shardedPubSub);
     const scripts = new LockScripts(redis, new ScriptRunner(redis), sharded.then((on) => (on ? 'SPUBLISH' : 'PUBLISH')));
-    this.scripts = scripts;
     this.pubsub = new PubSubManager(redis, {
       sharded,
       subscriptionTimeout: this.options.subscriptionTimeout,
@@ -122,7 +120,7 @@ export class RedissonClient {
     if (this.lifetime.signal.aborted) return;
     this.lifetime.abort(new ClientClosedError());
     this.renewal.shutdown();
-    await Promise.all([this.pubsub.shutdown(), this.scripts.flush()]);
+    await Promise.all([this.pubsub.shutdown(), this.context.scripts.flush()]);
     this.emitter.all.clear();
   }
 
