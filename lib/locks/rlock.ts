@@ -106,7 +106,7 @@ export class RLock implements HandleOwner {
     return this.ctx.scripts.isLocked(this.name);
   }
 
-  /** Whether the current owner (scope, or this object's last acquisition) holds the lock. */
+  /** Whether the current owner (its scope, or this client's unscoped holder of the lock) holds it. */
   async isHeldByCurrentThread(): Promise<boolean> {
     const current = this.ctx.scopes.resolve(this.name);
     return current === undefined ? false : this.isHeldByThread(current);
@@ -137,11 +137,15 @@ export class RLock implements HandleOwner {
   /** @internal Releases one hold of `threadId` (used by `unlock` and handles). */
   async releaseHold(threadId: number): Promise<void> {
     this.ctx.lifetime.throwIfAborted();
+    await this.release(threadId);
+  }
+
+  /** Releases one hold of `threadId`, even after shutdown (the connection is the caller's). */
+  private async release(threadId: number): Promise<void> {
     const owner = this.owner(threadId);
     const sentAt = performance.now();
     // Remaining holds keep the lease of the latest acquisition (Redisson's "internal lease").
-    const leaseTime = this.ctx.renewal.leaseTimeOf(this.name, owner) ?? this.ctx.options.lockWatchdogTimeout;
-    this.ctx.renewal.unregister(this.name, owner);
+    const leaseTime = this.ctx.renewal.unregister(this.name, owner) ?? this.ctx.options.lockWatchdogTimeout;
     const result = await this.ctx.scripts.unlock({ name: this.name, owner, leaseTime, requestId: newRequestId() });
     if (result === 'decremented') {
       this.ctx.renewal.extend(this.name, owner, sentAt, leaseTime);
@@ -192,7 +196,7 @@ export class RLock implements HandleOwner {
     // Acquired just as the caller gave up: give it back rather than hold it behind their back.
     const cancelledBy = call.signal?.aborted ? call.signal : lifetime.aborted ? lifetime : undefined;
     if (cancelledBy) {
-      await this.releaseHold(threadId).catch(() => undefined);
+      await this.release(threadId).catch(() => undefined);
       throw cancelledBy.reason;
     }
     if (scoped === undefined) this.ctx.scopes.rememberUnscoped(this.name, threadId);

@@ -99,16 +99,15 @@ export class RenewalScheduler {
     else this.inFlight.delete(key);
   }
 
-  /** The lease last set for `owner` on `name`, if tracked. */
-  leaseTimeOf(name: string, owner: string): number | undefined {
-    return this.leases.get(leaseKey(name, owner))?.leaseTime;
-  }
-
-  /** Counts one hold less; tracking stops with the last. */
-  unregister(name: string, owner: string): void {
+  /**
+   * Counts one hold less (tracking stops with the last) and returns the lease last set for it,
+   * which the holds that remain keep; `undefined` when the lease is not tracked.
+   */
+  unregister(name: string, owner: string): number | undefined {
     const key = leaseKey(name, owner);
     const lease = this.leases.get(key);
     if (lease && --lease.holds <= 0) this.delete(key);
+    return lease?.leaseTime;
   }
 
   /** Records a lease set again by a partial release (renewal, if any, carries on). */

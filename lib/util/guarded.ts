@@ -1,19 +1,13 @@
 import pDefer from 'p-defer';
 import { MAX_TIME_MS } from '../options';
 
-/** Settles a {@link Guarded} promise. */
-export interface Settle<T> {
-  resolve(value: T): void;
-  reject(reason: unknown): void;
-}
-
 /**
  * A promise settled by its owner, unless its time limit passes or one of its signals aborts first.
  * Whichever way it ends, its timer and abort listeners are removed at once and `onSettled` runs, so
  * an abandoned wait leaves nothing behind. One object per wait, with no closures of its own: many
  * thousands of them may be parked at once.
  */
-export class Guarded<T> implements Settle<T> {
+export class Guarded<T> {
   /** Settles when the owner, the time limit or a signal settles it. */
   readonly promise: Promise<T>;
   /** Called once when the promise settles (for example to leave a queue). */
@@ -53,10 +47,12 @@ export class Guarded<T> implements Settle<T> {
     return this.done;
   }
 
+  /** Resolves the promise unless it has settled. */
   resolve(value: T): void {
     if (this.finish()) this.deferred.resolve(value);
   }
 
+  /** Rejects the promise unless it has settled. */
   reject(reason: unknown): void {
     if (this.finish()) this.deferred.reject(reason);
   }
