@@ -42,8 +42,9 @@ describe('Redis server faults', () => {
     const pausedAt = Date.now();
     void pause(4_000).catch(() => undefined);
     await new Promise<void>((resolve) => handle.signal.addEventListener('abort', () => resolve(), { once: true }));
-    // Lost no later than one lease after the last renewal that got through (a period before the pause).
-    expect(Date.now() - pausedAt).toBeLessThanOrEqual(1_500 + 250);
+    // Lost one lease after the last renewal that got through, well before the 4 s pause ends
+    // (1 s of slack for timers running late on a loaded machine).
+    expect(Date.now() - pausedAt).toBeLessThanOrEqual(1_500 + 1_000);
     await eventually(async () => (await admin().exists('paused')) === 0, 10_000, 'the key to expire');
     await expect(handle.release()).rejects.toMatchObject({ code: 'ERR_LOCK_NOT_HELD' });
   });
