@@ -17,7 +17,9 @@ export interface HandleOwner {
 export class LockHandle implements AsyncDisposable {
   /** The lock's name. */
   readonly name: string;
-  private readonly controller = new AbortController();
+  // Made on first use of `signal`: an AbortSignal costs more than the rest of the handle together.
+  private controller: AbortController | undefined;
+  private lostWith: LockLostError | undefined;
   private readonly detach: (() => void) | undefined;
   private releasing: Promise<void> | undefined;
 
@@ -28,11 +30,15 @@ export class LockHandle implements AsyncDisposable {
     readonly threadId: number,
   ) {
     this.name = lock.name;
-    this.detach = lock.watchLoss(threadId, (error) => this.controller.abort(error));
+    this.detach = lock.watchLoss(threadId, (error) => this.lose(error));
   }
 
   /** Aborts with {@link LockLostError} when the lock is lost while held. */
   get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.lostWith) this.controller.abort(this.lostWith);
+    }
     return this.controller.signal;
   }
 
@@ -55,7 +61,7 @@ export class LockHandle implements AsyncDisposable {
   }
 
   private async releaseOnce(): Promise<void> {
-    const lost = this.signal.reason instanceof LockLostError ? (this.signal.reason as LockLostError) : undefined;
+    const lost = this.lostWith;
     try {
       await this.lock.releaseHold(this.threadId);
     } catch (error) {
@@ -68,6 +74,11 @@ export class LockHandle implements AsyncDisposable {
         { cause: lost },
       );
     }
+  }
+
+  private lose(error: LockLostError): void {
+    this.lostWith = error;
+    this.controller?.abort(error);
   }
 
   /** Same as {@link release}, for `await using`. */
