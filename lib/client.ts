@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { setMaxListeners } from 'node:events';
 import calculateSlot from 'cluster-key-slot';
 import mitt, { type Emitter, type Handler } from 'mitt';
 import { isCluster, keyPrefixOf, type RedisConnection } from './connection';
 import { ClientClosedError, InvalidArgumentError } from './errors';
 import type { RedissonEvents } from './events';
+import type { Closable } from './locks/acquisition';
 import type { LockContext } from './locks/context';
 import { RLock } from './locks/rlock';
 import { checkName, resolveOptions, type RedissonOptions, type ResolvedOptions } from './options';
@@ -35,6 +35,7 @@ export class RedissonClient {
   readonly options: ResolvedOptions;
   private readonly emitter: Emitter<RedissonEvents> = mitt<RedissonEvents>();
   private readonly lifetime = new AbortController();
+  private readonly pending = new Set<Closable>();
   private readonly scopes = new OwnerScopes();
   private readonly pubsub: PubSubManager;
   private readonly renewal: RenewalScheduler;
@@ -45,8 +46,6 @@ export class RedissonClient {
       throw new InvalidArgumentError('RedissonClient needs an ioredis Redis or Cluster connection');
     }
     this.options = resolveOptions(options);
-    // Every pending wait listens to the client's lifetime signal; thousands of waiters are normal.
-    setMaxListeners(0, this.lifetime.signal);
     const sharded = useShardedPubSub(redis, this.options.shardedPubSub);
     const scripts = new LockScripts(redis, new ScriptRunner(redis), sharded.then((on) => (on ? 'SPUBLISH' : 'PUBLISH')));
     this.pubsub = new PubSubManager(redis, {
@@ -72,6 +71,7 @@ export class RedissonClient {
       scopes: this.scopes,
       pubsub: this.pubsub,
       lifetime: this.lifetime.signal,
+      pending: this.pending,
       emit: (type, event) => this.emit(type, event),
     };
   }
@@ -118,7 +118,9 @@ export class RedissonClient {
    */
   async shutdown(): Promise<void> {
     if (this.lifetime.signal.aborted) return;
-    this.lifetime.abort(new ClientClosedError());
+    const closed = new ClientClosedError();
+    this.lifetime.abort(closed);
+    for (const acquisition of [...this.pending]) acquisition.close(closed);
     this.renewal.shutdown();
     await Promise.all([this.pubsub.shutdown(), this.context.scripts.flush()]);
     this.emitter.all.clear();

@@ -3,7 +3,7 @@ import type { ResolvedOptions } from '../options';
 import type { OwnerScopes } from '../owner';
 import type { RenewalScheduler } from '../renewal/scheduler';
 import type { LockScripts } from '../scripts/lock';
-import type { WaitContext } from './acquire-loop';
+import type { WaitContext } from './acquisition';
 
 /** What a lock needs from the client that made it. */
 export interface LockContext extends WaitContext {

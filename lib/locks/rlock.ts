@@ -11,7 +11,7 @@ import {
 } from '../options';
 import type { WakePolicy } from '../pubsub/manager';
 import { newRequestId } from '../scripts/lock';
-import { acquireWithWait, type AttemptSource } from './acquire-loop';
+import { acquireWithWait, type AttemptSource } from './acquisition';
 import type { LockContext } from './context';
 import { LockHandle, type HandleOwner } from './handle';
 
@@ -36,31 +36,30 @@ export class RLock implements HandleOwner {
   ) {}
 
   /** Waits as long as it takes for the lock. Without `leaseTime` the watchdog keeps the lease alive. */
-  async lock(options?: LockOptions): Promise<void> {
-    const call = resolveCallOptions(options, ['leaseTime', 'threadId', 'signal']);
-    if (call.threadId === undefined) this.ctx.scopes.warnIfWaitingForItself(this.name);
-    await this.acquireHold(call);
+  lock(options?: LockOptions): Promise<void> {
+    return rejectingThrows(() => {
+      const call = resolveCallOptions(options, ['leaseTime', 'threadId', 'signal']);
+      if (call.threadId === undefined) this.ctx.scopes.warnIfWaitingForItself(this.name);
+      return this.acquireHold(call, toNothing);
+    });
   }
 
   /** Tries to acquire, waiting up to `waitTime` ms (default: a single attempt); resolves whether it did. */
-  async tryLock(options?: TryLockOptions): Promise<boolean> {
-    const call = resolveCallOptions(options);
-    return (await this.acquireHold({ ...call, waitTime: call.waitTime ?? 0 })) !== undefined;
+  tryLock(options?: TryLockOptions): Promise<boolean> {
+    return rejectingThrows(() => this.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toBoolean));
   }
 
   /**
    * Acquires and resolves a {@link LockHandle}; waits as long as it takes, or rejects with
    * {@link LockAcquireTimeoutError} when a given `waitTime` runs out.
    */
-  async acquire(options?: AcquireOptions): Promise<LockHandle> {
-    return this.acquireCall(resolveCallOptions(options));
+  acquire(options?: AcquireOptions): Promise<LockHandle> {
+    return rejectingThrows(() => this.acquireHold(resolveCallOptions(options), toHandle));
   }
 
   /** Like {@link acquire}, but resolves `null` instead of timing out; no `waitTime`: a single attempt. */
-  async tryAcquire(options?: AcquireOptions): Promise<LockHandle | null> {
-    const call = resolveCallOptions(options);
-    const threadId = await this.acquireHold({ ...call, waitTime: call.waitTime ?? 0 });
-    return threadId === undefined ? null : new LockHandle(this, threadId);
+  tryAcquire(options?: AcquireOptions): Promise<LockHandle | null> {
+    return rejectingThrows(() => this.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toHandleOrNull));
   }
 
   /**
@@ -71,7 +70,7 @@ export class RLock implements HandleOwner {
     if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');
     const call = resolveCallOptions(options);
     return this.ctx.scopes.run(async () => {
-      const handle = await this.acquireCall(call);
+      const handle = await this.acquireHold(call, toHandle);
       let result: T;
       try {
         result = await fn(handle.signal);
@@ -164,44 +163,40 @@ export class RLock implements HandleOwner {
     return this.ctx.renewal.onLost(this.name, this.owner(threadId), listener);
   }
 
-  private async acquireCall(call: CallOptions): Promise<LockHandle> {
-    const threadId = await this.acquireHold(call);
-    if (threadId === undefined) throw new LockAcquireTimeoutError(this.name, call.waitTime ?? 0);
-    return new LockHandle(this, threadId);
-  }
-
   /**
-   * Acquires one hold, waiting up to `waitTime` (undefined: without limit); resolves the owner's
-   * thread id, or `undefined` when the time ran out. An acquisition that completes after the signal
-   * aborted (or the client closed) is released again before the call rejects.
+   * Acquires one hold, waiting up to `waitTime` (undefined: without limit), and resolves what
+   * `outcome` makes of the owner's thread id (`undefined` when the time ran out). Chained rather
+   * than awaited, so that a parked waiter keeps no suspended frames. Throws at once on a closed
+   * client or an aborted signal.
    */
-  private async acquireHold(call: CallOptions): Promise<number | undefined> {
-    const { lifetime } = this.ctx;
-    lifetime.throwIfAborted();
+  private acquireHold<T>(call: CallOptions, outcome: Outcome<T>): Promise<T> {
+    this.ctx.lifetime.throwIfAborted();
     call.signal?.throwIfAborted();
     const scoped = call.threadId ?? this.ctx.scopes.current();
     const threadId = scoped ?? this.ctx.scopes.nextThreadId();
-    const owner = this.owner(threadId);
-
-    const acquired = await acquireWithWait(this.ctx, {
-      attempts: new LockAttempts(this.ctx, this.name, owner, call.leaseTime),
+    const acquiring = acquireWithWait(this.ctx, {
+      attempts: new LockAttempts(this.ctx, this.name, this.owner(threadId), call.leaseTime),
       channel: lockChannel(this.name),
       policy: lockWakePolicy,
       waitTime: call.waitTime,
       turnBound: call.leaseTime ?? this.ctx.options.lockWatchdogTimeout,
       signal: call.signal,
     });
-    if (!acquired) return undefined;
+    return acquiring.then((acquired) => {
+      if (!acquired) return outcome(this, undefined, call);
+      // Acquired just as the caller gave up (or the client closed): give it back, don't hold it behind their back.
+      const cancelledBy = call.signal?.aborted ? call.signal : this.ctx.lifetime.aborted ? this.ctx.lifetime : undefined;
+      if (cancelledBy) return this.giveBack(threadId, cancelledBy.reason);
+      if (scoped === undefined) this.ctx.scopes.rememberUnscoped(this.name, threadId);
+      this.ctx.emit('acquired', { name: this.name, owner: this.owner(threadId) });
+      return outcome(this, threadId, call);
+    });
+  }
 
-    // Acquired just as the caller gave up: give it back rather than hold it behind their back.
-    const cancelledBy = call.signal?.aborted ? call.signal : lifetime.aborted ? lifetime : undefined;
-    if (cancelledBy) {
-      await this.release(threadId).catch(() => undefined);
-      throw cancelledBy.reason;
-    }
-    if (scoped === undefined) this.ctx.scopes.rememberUnscoped(this.name, threadId);
-    this.ctx.emit('acquired', { name: this.name, owner });
-    return threadId;
+  /** Releases a hold nobody wants any more, then rejects with `reason`. */
+  private async giveBack(threadId: number, reason: unknown): Promise<never> {
+    await this.release(threadId).catch(() => undefined);
+    throw reason;
   }
 
   private owner(threadId: number): string {
@@ -256,5 +251,31 @@ class LockAttempts implements AttemptSource {
       else renewal.register(name, owner, { sentAt, leaseTime, renew: explicitLease === undefined });
     }
     return ttl;
+  }
+}
+
+/** What a call resolves, made from the acquired thread id (`undefined`: the wait time ran out). */
+type Outcome<T> = (lock: RLock, threadId: number | undefined, call: CallOptions) => T;
+
+const toNothing: Outcome<void> = () => undefined;
+const toBoolean: Outcome<boolean> = (_lock, threadId) => threadId !== undefined;
+const toHandleOrNull: Outcome<LockHandle | null> = (lock, threadId) =>
+  threadId === undefined ? null : new LockHandle(lock, threadId);
+const toHandle: Outcome<LockHandle> = (lock, threadId, call) => {
+  if (threadId === undefined) throw new LockAcquireTimeoutError(lock.name, call.waitTime ?? 0);
+  return new LockHandle(lock, threadId);
+};
+
+/** `tryLock` and `tryAcquire` make a single attempt unless given a `waitTime`. */
+function withSingleAttemptDefault(call: CallOptions): CallOptions {
+  return call.waitTime === undefined ? { ...call, waitTime: 0 } : call;
+}
+
+/** Runs `start`, turning a synchronous throw (bad input, closed client) into a rejection. */
+function rejectingThrows<T>(start: () => Promise<T>): Promise<T> {
+  try {
+    return start();
+  } catch (error) {
+    return Promise.reject(error);
   }
 }

@@ -2,15 +2,20 @@ import { setMaxListeners } from 'node:events';
 import { isCluster, keyPrefixOf, type RedisConnection } from '../connection';
 import { ClientClosedError } from '../errors';
 import { within } from '../util/guarded';
-import { WaitQueue } from './wait-queue';
+import { WaitQueue, type Waiter } from './wait-queue';
 
 /** How many local waiters a message wakes: a count, or `Infinity` for all of them. */
 export type WakePolicy = (message: string) => number;
 
 /** One waiter's share of a channel subscription. */
 export interface Subscription {
-  /** Parks until a message wakes this waiter (`true`) or `timeoutMs` passes (`false`). */
-  wait(timeoutMs: number, signal?: AbortSignal): Promise<boolean>;
+  /**
+   * Parks `waiter` until a message wakes it; returns `false`, parking nothing, when a wake-up that
+   * found nobody parked was kept for it (go on at once). Throws `ClientClosedError` once closed.
+   */
+  park(waiter: Waiter): boolean;
+  /** Takes a parked waiter out without waking it. */
+  leave(waiter: Waiter): void;
   /**
    * Gives the share back; the channel is unsubscribed when the last share goes. A waiter leaving
    * without the lock (`acquired` false) passes a wake-up on to the next one, so that a turn it may
@@ -50,18 +55,22 @@ class ChannelShare implements Subscription {
   constructor(
     private readonly name: string,
     private readonly entry: ChannelEntry,
-    private readonly leave: (name: string, entry: ChannelEntry) => void,
+    private readonly giveBack: (name: string, entry: ChannelEntry) => void,
   ) {}
 
-  wait(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
-    return this.entry.queue.wait(timeoutMs, signal);
+  park(waiter: Waiter): boolean {
+    return this.entry.queue.park(waiter);
+  }
+
+  leave(waiter: Waiter): void {
+    this.entry.queue.leave(waiter);
   }
 
   release(acquired = true): void {
     if (this.released) return;
     this.released = true;
     if (!acquired) this.entry.queue.wake(1, 0);
-    this.leave(this.name, this.entry);
+    this.giveBack(this.name, this.entry);
   }
 }
 

@@ -1,16 +1,17 @@
-import { Guarded } from '../util/guarded';
-
-const notWoken = (guarded: Guarded<boolean>): void => guarded.resolve(false);
+/** A waiter parked on a channel; it keeps its own timer, if any. */
+export interface Waiter {
+  /** Woken by a message (or a turn passed on); already out of the queue. */
+  wake(): void;
+  /** The queue closed (the client is shutting down); already out of the queue. */
+  close(error: Error): void;
+}
 
 /**
  * Local FIFO of waiters on one channel. A wake-up that finds fewer parked waiters than it may wake
  * is kept as a permit (up to a cap), so a waiter that parks just after a message still retries at once.
  */
 export class WaitQueue {
-  private readonly parked = new Set<Guarded<boolean>>();
-  private readonly unpark = (guarded: Guarded<boolean>): void => {
-    this.parked.delete(guarded);
-  };
+  private readonly parked = new Set<Waiter>();
   private permits = 0;
   private closedWith: Error | undefined;
 
@@ -20,21 +21,22 @@ export class WaitQueue {
   }
 
   /**
-   * Parks until woken (resolves `true`), until `timeoutMs` passes (resolves `false`), or until a
-   * signal aborts (rejects with its reason). Consumes a permit instead of parking when one is kept.
+   * Parks `waiter` until a wake-up; returns `false`, parking nothing, when it takes a kept permit
+   * instead (the caller goes on at once). Throws the close error once the queue is closed.
    */
-  wait(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
-    if (this.closedWith) return Promise.reject(this.closedWith);
-    if (this.permits > 0 && !signal?.aborted) {
+  park(waiter: Waiter): boolean {
+    if (this.closedWith) throw this.closedWith;
+    if (this.permits > 0) {
       this.permits -= 1;
-      return Promise.resolve(true);
+      return false;
     }
-    const parked = new Guarded<boolean>(timeoutMs, notWoken, signal);
-    if (!parked.settled) {
-      parked.onSettled = this.unpark;
-      this.parked.add(parked);
-    }
-    return parked.promise;
+    this.parked.add(waiter);
+    return true;
+  }
+
+  /** Takes `waiter` out without waking it (its time ran out, or it gave up). */
+  leave(waiter: Waiter): void {
+    this.parked.delete(waiter);
   }
 
   /**
@@ -43,17 +45,20 @@ export class WaitQueue {
    */
   wake(count: number, maxPermits: number): void {
     let left = count;
-    for (const settle of this.parked) {
+    for (const waiter of this.parked) {
       if (left <= 0) break;
       left -= 1;
-      settle.resolve(true);
+      this.parked.delete(waiter);
+      waiter.wake();
     }
     if (left > 0) this.permits = Math.max(this.permits, Math.min(this.permits + left, maxPermits));
   }
 
-  /** Rejects every parked waiter and every later `wait` with `error`. */
+  /** Closes every parked waiter with `error`; later `park` calls throw it. */
   close(error: Error): void {
     this.closedWith = error;
-    for (const settle of [...this.parked]) settle.reject(error);
+    const parked = [...this.parked];
+    this.parked.clear();
+    for (const waiter of parked) waiter.close(error);
   }
 }

@@ -1,73 +1,67 @@
-import { WaitQueue } from '../../lib/pubsub/wait-queue';
+import { WaitQueue, type Waiter } from '../../lib/pubsub/wait-queue';
+
+/** A waiter that records what happened to it. */
+function waiter(log: string[], id: string): Waiter {
+  return {
+    wake: () => log.push(`${id} woken`),
+    close: (error) => log.push(`${id} closed: ${error.message}`),
+  };
+}
 
 describe('WaitQueue', () => {
-  beforeEach(() => jest.useFakeTimers());
-  afterEach(() => jest.useRealTimers());
-
-  it('wakes parked waiters one at a time, oldest first', async () => {
+  it('wakes parked waiters one at a time, oldest first', () => {
     const queue = new WaitQueue();
-    const woken: number[] = [];
-    const waits = [1, 2, 3].map((n) => queue.wait(1_000).then((ok) => ok && woken.push(n)));
+    const log: string[] = [];
+    for (const id of ['a', 'b', 'c']) expect(queue.park(waiter(log, id))).toBe(true);
     queue.wake(1, 1);
-    await Promise.resolve();
     queue.wake(1, 1);
-    await Promise.resolve();
-    expect(woken).toEqual([1, 2]);
+    expect(log).toEqual(['a woken', 'b woken']);
     expect(queue.size).toBe(1);
     queue.wake(Infinity, 0);
-    await Promise.all(waits);
-    expect(woken).toEqual([1, 2, 3]);
+    expect(log).toEqual(['a woken', 'b woken', 'c woken']);
     expect(queue.size).toBe(0);
   });
 
-  it('resolves false when the time limit passes, and clears its timer when woken', async () => {
+  it('lets a waiter leave without waking it, and skips it afterwards', () => {
     const queue = new WaitQueue();
-    const timedOut = queue.wait(100);
-    jest.advanceTimersByTime(100);
-    await expect(timedOut).resolves.toBe(false);
-    const woken = queue.wait(100);
-    queue.wake(1, 1);
-    await expect(woken).resolves.toBe(true);
-    expect(jest.getTimerCount()).toBe(0);
+    const log: string[] = [];
+    const a = waiter(log, 'a');
+    queue.park(a);
+    queue.park(waiter(log, 'b'));
+    queue.leave(a);
+    queue.wake(1, 0);
+    expect(log).toEqual(['b woken']);
+    expect(queue.size).toBe(0);
   });
 
-  it('keeps a wake-up that finds nobody parked as a permit, up to the cap', async () => {
+  it('keeps a wake-up that finds nobody parked as a permit, up to the cap', () => {
     const queue = new WaitQueue();
+    const log: string[] = [];
     queue.wake(1, 2);
     queue.wake(1, 2);
     queue.wake(1, 2);
-    await expect(queue.wait(1_000)).resolves.toBe(true);
-    await expect(queue.wait(1_000)).resolves.toBe(true);
-    const third = queue.wait(1_000);
+    expect(queue.park(waiter(log, 'a'))).toBe(false);
+    expect(queue.park(waiter(log, 'b'))).toBe(false);
+    expect(queue.park(waiter(log, 'c'))).toBe(true);
     expect(queue.size).toBe(1);
-    jest.advanceTimersByTime(1_000);
-    await expect(third).resolves.toBe(false);
+    expect(log).toEqual([]);
   });
 
-  it('never drops kept permits when a wake-up may keep none', async () => {
+  it('never drops kept permits when a wake-up may keep none', () => {
     const queue = new WaitQueue();
     queue.wake(1, 2);
     queue.wake(1, 0);
-    await expect(queue.wait(1_000)).resolves.toBe(true);
+    expect(queue.park(waiter([], 'a'))).toBe(false);
   });
 
-  it('rejects with the abort reason and removes the waiter and its timer', async () => {
+  it('closes every parked waiter, and refuses to park afterwards', () => {
     const queue = new WaitQueue();
-    const controller = new AbortController();
-    const waiting = queue.wait(10_000, controller.signal);
-    controller.abort(new Error('no more'));
-    await expect(waiting).rejects.toThrow('no more');
+    const log: string[] = [];
+    queue.park(waiter(log, 'a'));
+    queue.park(waiter(log, 'b'));
+    queue.close(new Error('shut'));
+    expect(log).toEqual(['a closed: shut', 'b closed: shut']);
     expect(queue.size).toBe(0);
-    expect(jest.getTimerCount()).toBe(0);
-    await expect(queue.wait(10, controller.signal)).rejects.toThrow('no more');
-  });
-
-  it('waits without a timer when the limit is infinite, and rejects everyone on close', async () => {
-    const queue = new WaitQueue();
-    const waiting = queue.wait(Infinity);
-    expect(jest.getTimerCount()).toBe(0);
-    queue.close(new Error('closed'));
-    await expect(waiting).rejects.toThrow('closed');
-    await expect(queue.wait(10)).rejects.toThrow('closed');
+    expect(() => queue.park(waiter(log, 'c'))).toThrow('shut');
   });
 });

@@ -1,0 +1,232 @@
+import { MAX_TIME_MS } from '../options';
+import type { PubSubManager, Subscription, WakePolicy } from '../pubsub/manager';
+import type { Waiter } from '../pubsub/wait-queue';
+
+/** Runs the acquire attempts of one acquisition. */
+export interface AttemptSource {
+  /** One attempt: `null` when acquired, else the holder's remaining TTL in ms (-1: none). */
+  attempt(): Promise<number | null>;
+  /**
+   * Told that the attempt in flight was abandoned (the signal aborted or the client closed before
+   * its reply): should it succeed after all, the acquisition must be undone.
+   */
+  abandon(): void;
+}
+
+/** Something in progress that the client's shutdown must end at once. */
+export interface Closable {
+  close(error: Error): void;
+}
+
+/** What an acquisition needs from the client. */
+export interface WaitContext {
+  readonly pubsub: PubSubManager;
+  /** Aborted with `ClientClosedError` on shutdown. */
+  readonly lifetime: AbortSignal;
+  /** Acquisitions under way; the client closes them all on shutdown. */
+  readonly pending: Set<Closable>;
+}
+
+/** One acquisition's wait. */
+export interface WaitRequest {
+  attempts: AttemptSource;
+  /** Channel whose messages announce a release. */
+  channel: string;
+  /** How messages on `channel` wake local waiters. */
+  policy: WakePolicy;
+  /** Longest wait in ms; `undefined`: as long as it takes. */
+  waitTime: number | undefined;
+  /** Longest time in ms to wait for a turn behind local waiters before trying anyway (the lease). */
+  turnBound: number;
+  signal: AbortSignal | undefined;
+}
+
+/** Bounds of the re-check back-off used when no subscription could be made. */
+const FALLBACK_MIN_MS = 25;
+const FALLBACK_MAX_MS = 1_000;
+
+/**
+ * Tries to acquire, and while it cannot, waits for a release message on the channel, each wait
+ * bounded by the TTL the attempt reported and by the time left. Resolves whether it acquired;
+ * rejects with the signal's reason, `ClientClosedError`, or an attempt's error. A subscription that
+ * cannot be made degrades to TTL-bounded re-checks with jittered back-off.
+ */
+export function acquireWithWait(ctx: WaitContext, request: WaitRequest): Promise<boolean> {
+  return new Acquisition(ctx, request).promise;
+}
+
+/**
+ * One acquisition, run as a small state machine rather than an async loop: a parked waiter is this
+ * object, its timer and its promise, with no suspended frames. Each step is started by the one
+ * before (an attempt's reply, the subscription, a wake-up, the timer), and `finish` ends it once.
+ */
+class Acquisition implements Waiter, Closable {
+  readonly promise: Promise<boolean>;
+  private resolve!: (acquired: boolean) => void;
+  private reject!: (error: unknown) => void;
+  private readonly deadline: number;
+  private subscription: Subscription | undefined;
+  /** No subscription could be made: re-check on a timer instead. */
+  private degraded = false;
+  private fallbackDelay = FALLBACK_MIN_MS;
+  /** Parked behind local waiters before the first attempt. */
+  private queueFirst = false;
+  private parked = false;
+  private attempting = false;
+  private timer: NodeJS.Timeout | undefined;
+  private done = false;
+
+  constructor(
+    private readonly ctx: WaitContext,
+    private readonly request: WaitRequest,
+  ) {
+    this.promise = new Promise<boolean>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    const { waitTime, signal } = request;
+    this.deadline = waitTime === undefined ? Infinity : performance.now() + waitTime;
+    const stoppedBy = signal?.aborted ? signal : ctx.lifetime.aborted ? ctx.lifetime : undefined;
+    if (stoppedBy) {
+      this.done = true;
+      this.reject(stoppedBy.reason);
+      return;
+    }
+    signal?.addEventListener('abort', this, { once: true });
+    ctx.pending.add(this);
+    // Behind local waiters, a newcomer takes its place in line instead of barging: its attempt would
+    // beat theirs (it goes out at once, theirs only after the release message), starving them.
+    this.queueFirst = waitTime !== 0 && ctx.pubsub.hasWaiters(request.channel);
+    if (this.queueFirst) this.subscribe();
+    else this.attempt();
+  }
+
+  /** Woken by a release message: try again at once. */
+  wake(): void {
+    this.parked = false;
+    this.clearTimer();
+    this.attempt();
+  }
+
+  /** The client is closing. */
+  close(error: Error): void {
+    this.parked = false;
+    this.fail(error);
+  }
+
+  /** The signal aborted (an object listener: no closure per acquisition). */
+  handleEvent(): void {
+    this.fail(this.request.signal?.reason);
+  }
+
+  /** @internal The wait's timer fired. */
+  timeUp(): void {
+    this.timer = undefined;
+    if (this.parked) {
+      this.parked = false;
+      this.subscription?.leave(this);
+    }
+    this.attempt();
+  }
+
+  private attempt(): void {
+    if (this.done) return;
+    this.queueFirst = false;
+    this.attempting = true;
+    this.request.attempts.attempt().then(
+      (ttl) => this.attempted(ttl),
+      (error: unknown) => this.attemptFailed(error),
+    );
+  }
+
+  private attempted(ttl: number | null): void {
+    this.attempting = false;
+    if (this.done) return;
+    if (ttl === null) return this.settle(true);
+    const left = this.deadline - performance.now();
+    if (left <= 0) return this.settle(false);
+    if (!this.subscription && !this.degraded) return this.subscribe();
+    this.wait(ttl >= 0 ? Math.min(ttl, left) : left);
+  }
+
+  private attemptFailed(error: unknown): void {
+    this.attempting = false;
+    this.fail(error);
+  }
+
+  private subscribe(): void {
+    const { channel, policy, signal } = this.request;
+    this.ctx.pubsub.subscribe(channel, policy, this.deadline - performance.now(), signal).then(
+      (subscription) => this.subscribed(subscription),
+      () => this.subscribeFailed(),
+    );
+  }
+
+  private subscribed(subscription: Subscription): void {
+    if (this.done) return subscription.release(false);
+    this.subscription = subscription;
+    if (this.queueFirst) this.wait(Math.min(this.request.turnBound, this.deadline - performance.now()));
+    else this.attempt();
+  }
+
+  private subscribeFailed(): void {
+    if (this.done) return;
+    this.degraded = true;
+    this.attempt();
+  }
+
+  /** Parks until a release message, or until `bound` ms pass; degraded, sleeps a back-off step. */
+  private wait(bound: number): void {
+    if (this.subscription) {
+      try {
+        if (!this.subscription.park(this)) return this.attempt();
+      } catch (error) {
+        return this.fail(error);
+      }
+      this.parked = true;
+      this.startTimer(bound);
+    } else {
+      this.startTimer(Math.min(bound, this.fallbackDelay * (0.5 + Math.random())));
+      this.fallbackDelay = Math.min(this.fallbackDelay * 2, FALLBACK_MAX_MS);
+    }
+  }
+
+  private startTimer(ms: number): void {
+    if (!Number.isFinite(ms)) return;
+    this.timer = setTimeout(fireTimeUp, Math.min(Math.max(ms, 0), MAX_TIME_MS), this);
+    this.timer.unref();
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private settle(acquired: boolean): void {
+    if (this.end(acquired)) this.resolve(acquired);
+  }
+
+  /** Rejects; an attempt still in flight is abandoned, so that a late success is undone. */
+  private fail(error: unknown): void {
+    if (this.done) return;
+    if (this.attempting) this.request.attempts.abandon();
+    this.end(false);
+    this.reject(error);
+  }
+
+  /** Leaves everything the acquisition joined, once; returns whether this call did. */
+  private end(acquired: boolean): boolean {
+    if (this.done) return false;
+    this.done = true;
+    this.clearTimer();
+    if (this.parked) this.subscription?.leave(this);
+    this.request.signal?.removeEventListener('abort', this);
+    this.ctx.pending.delete(this);
+    this.subscription?.release(acquired);
+    return true;
+  }
+}
+
+function fireTimeUp(acquisition: Acquisition): void {
+  acquisition.timeUp();
+}
