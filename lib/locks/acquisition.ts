@@ -2,8 +2,8 @@ import { MAX_TIME_MS } from '../options';
 import type { PubSubManager, Subscription, WakePolicy } from '../pubsub/manager';
 import type { Waiter } from '../pubsub/wait-queue';
 
-/** Runs the acquire attempts of one acquisition. */
-export interface AttemptSource {
+/** Runs the acquire attempts of one acquisition, and makes what it resolves. */
+export interface AttemptSource<T> {
   /** One attempt: `null` when acquired, else the holder's remaining TTL in ms (-1: none). */
   attempt(): Promise<number | null>;
   /**
@@ -11,6 +11,8 @@ export interface AttemptSource {
    * its reply): should it succeed after all, the acquisition must be undone.
    */
   abandon(): void;
+  /** What the acquisition resolves once it acquired (`true`) or its wait time ran out (`false`). */
+  conclude(acquired: boolean): T | Promise<T>;
 }
 
 /** Something in progress that the client's shutdown must end at once. */
@@ -28,8 +30,8 @@ export interface WaitContext {
 }
 
 /** One acquisition's wait. */
-export interface WaitRequest {
-  attempts: AttemptSource;
+export interface WaitRequest<T> {
+  attempts: AttemptSource<T>;
   /** Channel whose messages announce a release. */
   channel: string;
   /** How messages on `channel` wake local waiters. */
@@ -47,11 +49,11 @@ const FALLBACK_MAX_MS = 1_000;
 
 /**
  * Tries to acquire, and while it cannot, waits for a release message on the channel, each wait
- * bounded by the TTL the attempt reported and by the time left. Resolves whether it acquired;
- * rejects with the signal's reason, `ClientClosedError`, or an attempt's error. A subscription that
+ * bounded by the TTL the attempt reported and by the time left. Resolves what the attempts make of
+ * the outcome (acquired, or out of time); rejects with the signal's reason, `ClientClosedError`, or an attempt's error. A subscription that
  * cannot be made degrades to TTL-bounded re-checks with jittered back-off.
  */
-export function acquireWithWait(ctx: WaitContext, request: WaitRequest): Promise<boolean> {
+export function acquireWithWait<T>(ctx: WaitContext, request: WaitRequest<T>): Promise<T> {
   return new Acquisition(ctx, request).promise;
 }
 
@@ -60,9 +62,9 @@ export function acquireWithWait(ctx: WaitContext, request: WaitRequest): Promise
  * object, its timer and its promise, with no suspended frames. Each step is started by the one
  * before (an attempt's reply, the subscription, a wake-up, the timer), and `finish` ends it once.
  */
-class Acquisition implements Waiter, Closable {
-  readonly promise: Promise<boolean>;
-  private resolve!: (acquired: boolean) => void;
+class Acquisition<T> implements Waiter, Closable {
+  readonly promise: Promise<T>;
+  private resolve!: (value: T | Promise<T>) => void;
   private reject!: (error: unknown) => void;
   private readonly deadline: number;
   private subscription: Subscription | undefined;
@@ -78,9 +80,9 @@ class Acquisition implements Waiter, Closable {
 
   constructor(
     private readonly ctx: WaitContext,
-    private readonly request: WaitRequest,
+    private readonly request: WaitRequest<T>,
   ) {
-    this.promise = new Promise<boolean>((resolve, reject) => {
+    this.promise = new Promise<T>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
     });
@@ -203,7 +205,12 @@ class Acquisition implements Waiter, Closable {
   }
 
   private settle(acquired: boolean): void {
-    if (this.end(acquired)) this.resolve(acquired);
+    if (!this.end(acquired)) return;
+    try {
+      this.resolve(this.request.attempts.conclude(acquired));
+    } catch (error) {
+      this.reject(error);
+    }
   }
 
   /** Rejects; an attempt still in flight is abandoned, so that a late success is undone. */
@@ -227,6 +234,6 @@ class Acquisition implements Waiter, Closable {
   }
 }
 
-function fireTimeUp(acquisition: Acquisition): void {
+function fireTimeUp(acquisition: { timeUp(): void }): void {
   acquisition.timeUp();
 }

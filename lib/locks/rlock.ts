@@ -165,32 +165,36 @@ export class RLock implements HandleOwner {
 
   /**
    * Acquires one hold, waiting up to `waitTime` (undefined: without limit), and resolves what
-   * `outcome` makes of the owner's thread id (`undefined` when the time ran out). Chained rather
-   * than awaited, so that a parked waiter keeps no suspended frames. Throws at once on a closed
-   * client or an aborted signal.
+   * `outcome` makes of the owner's thread id (`undefined` when the time ran out). The acquisition
+   * resolves that value itself, so a parked waiter keeps no suspended frames or chained callbacks.
+   * Throws at once on a closed client or an aborted signal.
    */
   private acquireHold<T>(call: CallOptions, outcome: Outcome<T>): Promise<T> {
     this.ctx.lifetime.throwIfAborted();
     call.signal?.throwIfAborted();
     const scoped = call.threadId ?? this.ctx.scopes.current();
     const threadId = scoped ?? this.ctx.scopes.nextThreadId();
-    const acquiring = acquireWithWait(this.ctx, {
-      attempts: new LockAttempts(this.ctx, this.name, this.owner(threadId), call.leaseTime),
+    return acquireWithWait(this.ctx, {
+      attempts: new LockAttempts(this, this.ctx, threadId, scoped === undefined, call, outcome),
       channel: lockChannel(this.name),
       policy: lockWakePolicy,
       waitTime: call.waitTime,
       turnBound: call.leaseTime ?? this.ctx.options.lockWatchdogTimeout,
       signal: call.signal,
     });
-    return acquiring.then((acquired) => {
-      if (!acquired) return outcome(this, undefined, call);
-      // Acquired just as the caller gave up (or the client closed): give it back, don't hold it behind their back.
-      const cancelledBy = call.signal?.aborted ? call.signal : this.ctx.lifetime.aborted ? this.ctx.lifetime : undefined;
-      if (cancelledBy) return this.giveBack(threadId, cancelledBy.reason);
-      if (scoped === undefined) this.ctx.scopes.rememberUnscoped(this.name, threadId);
-      this.ctx.emit('acquired', { name: this.name, owner: this.owner(threadId) });
-      return outcome(this, threadId, call);
-    });
+  }
+
+  /**
+   * @internal Completes an acquisition (used by its attempts). One that landed just as the caller
+   * gave up (or the client closed) is given back rather than held behind their back, and rejects.
+   */
+  concludeAcquisition(threadId: number, unscoped: boolean, signal: AbortSignal | undefined): Promise<never> | undefined {
+    const { lifetime } = this.ctx;
+    const cancelledBy = signal?.aborted ? signal : lifetime.aborted ? lifetime : undefined;
+    if (cancelledBy) return this.giveBack(threadId, cancelledBy.reason);
+    if (unscoped) this.ctx.scopes.rememberUnscoped(this.name, threadId);
+    this.ctx.emit('acquired', { name: this.name, owner: this.owner(threadId) });
+    return undefined;
   }
 
   /** Releases a hold nobody wants any more, then rejects with `reason`. */
@@ -209,16 +213,32 @@ export class RLock implements HandleOwner {
   }
 }
 
-/** The attempts of one acquisition by `owner`; the client's lease tracker learns of every hold they add. */
-class LockAttempts implements AttemptSource {
+/**
+ * The attempts of one acquisition, and what its call resolves; the client's lease tracker learns of
+ * every hold they add.
+ */
+class LockAttempts<T> implements AttemptSource<T> {
   private abandoned = false;
+  private readonly name: string;
+  private readonly owner: string;
 
   constructor(
+    private readonly lock: RLock,
     private readonly ctx: LockContext,
-    private readonly name: string,
-    private readonly owner: string,
-    private readonly explicitLease: number | undefined,
-  ) {}
+    private readonly threadId: number,
+    private readonly unscoped: boolean,
+    private readonly call: CallOptions,
+    private readonly outcome: Outcome<T>,
+  ) {
+    this.name = lock.name;
+    this.owner = ownerToken(ctx.clientId, threadId);
+  }
+
+  conclude(acquired: boolean): T | Promise<T> {
+    const { lock, threadId, call } = this;
+    if (!acquired) return this.outcome(lock, undefined, call);
+    return lock.concludeAcquisition(threadId, this.unscoped, call.signal) ?? this.outcome(lock, threadId, call);
+  }
 
   abandon(): void {
     this.abandoned = true;
@@ -232,8 +252,9 @@ class LockAttempts implements AttemptSource {
    * tell whose hold it removes; one owner's holds are one logical thread's, so this stays rare.)
    */
   async attempt(): Promise<number | null> {
-    const { ctx, name, owner, explicitLease } = this;
+    const { ctx, name, owner } = this;
     const { renewal, scripts } = ctx;
+    const explicitLease = this.call.leaseTime;
     const leaseTime = explicitLease ?? ctx.options.lockWatchdogTimeout;
     const sentAt = performance.now();
     const believedHolds = renewal.beginAcquire(name, owner);
