@@ -3,15 +3,12 @@ import { MAX_TIME_MS } from '../options';
 
 /**
  * A promise settled by its owner, unless its time limit passes or one of its signals aborts first.
- * Whichever way it ends, its timer and abort listeners are removed at once and `onSettled` runs, so
- * an abandoned wait leaves nothing behind. One object per wait, with no closures of its own: many
- * thousands of them may be parked at once.
+ * Whichever way it ends, its timer and abort listeners are removed at once, so an abandoned wait
+ * leaves nothing behind. One object per wait, with no closures of its own.
  */
 export class Guarded<T> {
   /** Settles when the owner, the time limit or a signal settles it. */
   readonly promise: Promise<T>;
-  /** Called once when the promise settles (for example to leave a queue). */
-  onSettled: ((guarded: Guarded<T>) => void) | undefined;
   private readonly deferred = pDefer<T>();
   private readonly signals: readonly (AbortSignal | undefined)[];
   private timer: NodeJS.Timeout | undefined;
@@ -73,20 +70,12 @@ export class Guarded<T> {
     this.done = true;
     if (this.timer) clearTimeout(this.timer);
     for (const signal of this.signals) signal?.removeEventListener('abort', this);
-    this.onSettled?.(this);
     return true;
   }
 }
 
 function fireTimeout(guarded: { expire(): void }): void {
   guarded.expire();
-}
-
-const resolveVoid = (guarded: Guarded<void>): void => guarded.resolve();
-
-/** Resolves after `ms` unless a signal aborts first. */
-export function sleep(ms: number, ...signals: (AbortSignal | undefined)[]): Promise<void> {
-  return new Guarded<void>(ms, resolveVoid, ...signals).promise;
 }
 
 /** Settles as `promise` does, unless `ms` pass first (rejects with `onTimeout()`) or a signal aborts. */
