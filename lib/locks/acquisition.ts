@@ -60,7 +60,7 @@ export function acquireWithWait<T>(ctx: WaitContext, request: WaitRequest<T>): P
 /**
  * One acquisition, run as a small state machine rather than an async loop: a parked waiter is this
  * object, its timer and its promise, with no suspended frames. Each step is started by the one
- * before (an attempt's reply, the subscription, a wake-up, the timer), and `finish` ends it once.
+ * before (an attempt's reply, the subscription, a wake-up, the timer), and `end` ends it once.
  */
 class Acquisition<T> implements Waiter, Closable {
   readonly promise: Promise<T>;
@@ -73,7 +73,6 @@ class Acquisition<T> implements Waiter, Closable {
   private fallbackDelay = FALLBACK_MIN_MS;
   /** Parked behind local waiters before the first attempt. */
   private queueFirst = false;
-  private parked = false;
   private attempting = false;
   private timer: NodeJS.Timeout | undefined;
   private done = false;
@@ -105,14 +104,12 @@ class Acquisition<T> implements Waiter, Closable {
 
   /** Woken by a release message: try again at once. */
   wake(): void {
-    this.parked = false;
     this.clearTimer();
     this.attempt();
   }
 
-  /** The client is closing. */
+  /** The client is closing (called by the queue, or by the client for acquisitions not parked). */
   close(error: Error): void {
-    this.parked = false;
     this.fail(error);
   }
 
@@ -124,10 +121,7 @@ class Acquisition<T> implements Waiter, Closable {
   /** @internal The wait's timer fired. */
   timeUp(): void {
     this.timer = undefined;
-    if (this.parked) {
-      this.parked = false;
-      this.subscription?.leave(this);
-    }
+    this.subscription?.leave(this);
     this.attempt();
   }
 
@@ -185,7 +179,6 @@ class Acquisition<T> implements Waiter, Closable {
       } catch (error) {
         return this.fail(error);
       }
-      this.parked = true;
       this.startTimer(bound);
     } else {
       this.startTimer(Math.min(bound, this.fallbackDelay * (0.5 + Math.random())));
@@ -226,7 +219,7 @@ class Acquisition<T> implements Waiter, Closable {
     if (this.done) return false;
     this.done = true;
     this.clearTimer();
-    if (this.parked) this.subscription?.leave(this);
+    this.subscription?.leave(this);
     this.request.signal?.removeEventListener('abort', this);
     this.ctx.pending.delete(this);
     this.subscription?.release(acquired);
