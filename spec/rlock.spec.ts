@@ -182,6 +182,22 @@ describe('RLock waiting without polling', () => {
     expectIdle(waiters);
   });
 
+  it('hands over within one client with no wasted attempt: a release message is acted on once', async () => {
+    const redisson = client();
+    const holder = await redisson.getLock('relay').acquire({ leaseTime: 30_000 });
+    const tasks = [1, 2, 3, 4].map(() => redisson.getLock('relay').using(() => delay(5)));
+    await eventually(() => redisson.diagnostics().waiters === 4, 5_000, 'four parked waiters');
+    const before = await commandCounts(admin());
+    await holder.release();
+    await Promise.all(tasks);
+    // One unlock by the holder, then one acquire and one unlock per waiter. Each release wakes the
+    // next waiter from its reply; were its message acted on too, a woken waiter would find the lock
+    // taken and try in vain.
+    expect(commandsBetween(before, await commandCounts(admin())).evalsha).toBe(9);
+    await expectUnsubscribed(admin(), 'redisson_lock__channel:{relay}');
+    expectIdle(redisson);
+  });
+
   it('serves contending tasks of one process in turn: a newcomer queues behind local waiters', async () => {
     const redisson = client();
     const counts = [0, 0, 0, 0];

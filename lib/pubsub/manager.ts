@@ -46,7 +46,18 @@ interface ChannelEntry {
   readonly queue: WaitQueue;
   readonly policy: WakePolicy;
   readonly subscribed: Promise<unknown>;
+  /** Whether the SUBSCRIBE reply has come: later shares need not wait for it. */
+  confirmed: boolean;
+  /** Messages received so far. */
+  received: number;
+  /** Messages still to come that local releases have delivered already (see `released`). */
+  echoes: number;
+  /** Until when (monotonic ms) those echoes are expected; later messages are heeded. */
+  echoesUntil: number;
 }
+
+/** How long the echo of a local release may take to arrive before other messages count again. */
+const ECHO_WINDOW_MS = 1_000;
 
 /** One waiter's share of a channel: a small object rather than closures, as thousands may wait. */
 class ChannelShare implements Subscription {
@@ -112,7 +123,8 @@ export class PubSubManager {
   }
 
   /**
-   * Takes a share of `channel`'s subscription and waits for the SUBSCRIBE reply. Rejects with
+   * Takes a share of `channel`'s subscription and waits for the SUBSCRIBE reply, unless an earlier
+   * share already saw it. Rejects with
    * {@link SubscribeTimeoutError} or the subscribe error (the caller falls back to re-checks), with
    * `signal.reason`, or with {@link ClientClosedError}; in every case the share is given back.
    */
@@ -121,13 +133,21 @@ export class PubSubManager {
     const name = this.prefix + channel;
     let entry = this.entries.get(name);
     if (!entry) {
-      entry = { refs: 0, queue: new WaitQueue(), policy, subscribed: this.send('subscribe', [name]) };
-      this.entries.set(name, entry);
-      const created = entry;
-      created.subscribed.catch(() => this.forget(name, created));
+      const subscribed = this.send('subscribe', [name]);
+      const created: ChannelEntry = {
+        ...{ refs: 0, queue: new WaitQueue(), policy, subscribed },
+        ...{ confirmed: false, received: 0, echoes: 0, echoesUntil: 0 },
+      };
+      created.subscribed.then(
+        () => (created.confirmed = true),
+        () => this.forget(name, created),
+      );
+      this.entries.set(name, created);
+      entry = created;
     }
     entry.refs += 1;
     const subscription = new ChannelShare(name, entry, this.leaveChannel);
+    if (entry.confirmed) return subscription;
     try {
       const limit = Math.min(timeoutMs, this.settings.subscriptionTimeout);
       await within(entry.subscribed, limit, () => new SubscribeTimeoutError(name, limit), signal, this.lifetime.signal);
@@ -136,6 +156,28 @@ export class PubSubManager {
       subscription.release();
       throw error;
     }
+  }
+
+  /**
+   * Call before sending a release that publishes on `channel`; pass the result to {@link released}.
+   */
+  releasing(channel: string): number {
+    return this.entries.get(this.prefix + channel)?.received ?? -1;
+  }
+
+  /**
+   * This client's own release published `message` on `channel` (its reply just came). If local
+   * waiters are parked and no message came since `token`, the release message has not been handled
+   * yet: it is delivered now, which spares the woken waiter the wait for the subscriber connection
+   * (its reply is usually read first), and the message itself is passed over when it comes. Should
+   * it never come, messages count again after a short window; a waiter's TTL bound covers the rest.
+   */
+  released(channel: string, message: string, token: number): void {
+    const entry = this.entries.get(this.prefix + channel);
+    if (!entry?.confirmed || entry.received !== token || entry.queue.size === 0) return;
+    entry.echoes += 1;
+    entry.echoesUntil = performance.now() + ECHO_WINDOW_MS;
+    this.deliver(entry, message);
   }
 
   /**
@@ -179,6 +221,16 @@ export class PubSubManager {
   private onMessage(channel: string, message: string): void {
     const entry = this.entries.get(channel);
     if (!entry) return;
+    entry.received += 1;
+    if (entry.echoes > 0) {
+      entry.echoes -= 1;
+      if (performance.now() <= entry.echoesUntil) return;
+    }
+    this.deliver(entry, message);
+  }
+
+  /** Wakes local waiters as the channel's policy says; a wake-up nobody takes is kept as a permit. */
+  private deliver(entry: ChannelEntry, message: string): void {
     const unparked = entry.refs - entry.queue.size;
     entry.queue.wake(entry.policy(message), Math.max(unparked, 1));
   }
@@ -187,7 +239,10 @@ export class PubSubManager {
   private async onReconnect(): Promise<void> {
     const names = [...this.entries.keys()];
     if (names.length > 0) await this.send('subscribe', names).catch(() => undefined);
-    for (const entry of this.entries.values()) entry.queue.wake(Infinity, entry.refs - entry.queue.size);
+    for (const entry of this.entries.values()) {
+      entry.echoes = 0;
+      entry.queue.wake(Infinity, entry.refs - entry.queue.size);
+    }
     this.settings.onReconnect(names.length);
   }
 
