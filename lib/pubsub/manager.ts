@@ -135,8 +135,14 @@ export class PubSubManager {
     if (!entry) {
       const subscribed = this.send('subscribe', [name]);
       const created: ChannelEntry = {
-        ...{ refs: 0, queue: new WaitQueue(), policy, subscribed },
-        ...{ confirmed: false, received: 0, echoes: 0, echoesUntil: 0 },
+        refs: 0,
+        queue: new WaitQueue(),
+        policy,
+        subscribed,
+        confirmed: false,
+        received: 0,
+        echoes: 0,
+        echoesUntil: 0,
       };
       created.subscribed.then(
         () => (created.confirmed = true),
