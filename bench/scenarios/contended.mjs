@@ -4,6 +4,8 @@ import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import Redis from 'ioredis';
 import { track } from '../lib/procs.mjs';
+import { breakdown, total } from '../lib/proxy-client.mjs';
+import { commandStats, statsDelta } from '../lib/redis-info.mjs';
 import { latency, withTimeout } from '../lib/stats.mjs';
 import { counterWorker, summarizeWorkers } from '../lib/workloads.mjs';
 
@@ -30,20 +32,29 @@ export default {
     { key: 'p50', label: 'wait p50 ms' },
     { key: 'p99', label: 'wait p99 ms' },
     { key: 'errors', label: 'errors' },
+    { key: 'commands', label: 'Redis cmds/op (commandstats)' },
+    { key: 'scriptCalls', label: 'script calls/op' },
   ],
 
   async run(env, adapter, spec) {
     const runWorkers = spec.processes ? inProcesses : inOneProcess;
+    const before = await commandStats(env.admin);
     const { results, elapsed } = await runWorkers(env, adapter, spec);
+    const delta = statsDelta(before, await commandStats(env.admin));
     const counter = Number((await env.admin.get(COUNTER)) ?? 0);
     const summary = summarizeWorkers(results, elapsed, counter);
+    // Per counted update; start-up and teardown add a little (script loading, the counter's GET).
+    const ops = Math.max(counter, 1);
     return {
       opsPerSec: summary.opsPerSec,
       lostUpdates: summary.lostUpdates,
       fairness: summary.fairness,
       ...latency(summary.waits),
       errors: summary.errors,
+      commands: total(delta) / ops,
+      scriptCalls: ((delta.evalsha ?? 0) + (delta.eval ?? 0)) / ops,
       perWorker: summary.counts.join(' '),
+      commandsDetail: breakdown(delta, ops),
     };
   },
 };
