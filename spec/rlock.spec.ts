@@ -198,6 +198,28 @@ describe('RLock waiting without polling', () => {
     expectIdle(redisson);
   });
 
+  it('loses no wake-up while channels are subscribed and dropped again under churn', async () => {
+    // Fifty tasks over twenty locks: channels come and go all the time, and a release is often
+    // delivered from its own reply. A wake-up lost there would leave the waiters of a free lock
+    // parked until their TTL bound (30 s).
+    const redisson = client();
+    let left = 3_000;
+    let longest = 0;
+    await Promise.all(
+      Array.from({ length: 50 }, async () => {
+        while (left-- > 0) {
+          const started = performance.now();
+          const handle = await redisson.getLock(`churn:${Math.floor(Math.random() * 20)}`).acquire({ leaseTime: 30_000 });
+          longest = Math.max(longest, performance.now() - started);
+          await handle.release();
+        }
+      }),
+    );
+    expect(longest).toBeLessThan(10_000);
+    await eventually(() => redisson.diagnostics().channels === 0, 5_000, 'every channel dropped');
+    expectIdle(redisson);
+  }, 30_000);
+
   it('serves contending tasks of one process in turn: a newcomer queues behind local waiters', async () => {
     const redisson = client();
     const counts = [0, 0, 0, 0];

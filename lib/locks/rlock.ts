@@ -145,10 +145,9 @@ export class RLock implements HandleOwner {
     const sentAt = performance.now();
     // Remaining holds keep the lease of the latest acquisition (Redisson's "internal lease").
     const leaseTime = this.ctx.renewal.unregister(this.name, owner) ?? this.ctx.options.lockWatchdogTimeout;
-    const channel = lockChannel(this.name);
-    const token = this.ctx.pubsub.releasing(channel);
+    const token = this.ctx.pubsub.releasing(lockChannel(this.name));
     const result = await this.ctx.scripts.unlock({ name: this.name, owner, leaseTime, requestId: newRequestId() });
-    if (result === 'released') this.ctx.pubsub.released(channel, UNLOCK_MESSAGE, token);
+    if (result === 'released') this.ctx.pubsub.released(token, UNLOCK_MESSAGE);
     if (result === 'decremented') {
       this.ctx.renewal.extend(this.name, owner, sentAt, leaseTime);
     } else {

@@ -48,12 +48,18 @@ interface ChannelEntry {
   readonly subscribed: Promise<unknown>;
   /** Whether the SUBSCRIBE reply has come: later shares need not wait for it. */
   confirmed: boolean;
-  /** Messages received so far. */
+  /** Messages received so far; a reconnect counts as one (messages may have been lost). */
   received: number;
   /** Messages still to come that local releases have delivered already (see `released`). */
   echoes: number;
   /** Until when (monotonic ms) those echoes are expected; later messages are heeded. */
   echoesUntil: number;
+}
+
+/** What {@link PubSubManager.releasing} saw of a subscription before a local release was sent. */
+export interface ReleaseToken {
+  readonly entry: ChannelEntry;
+  readonly received: number;
 }
 
 /** How long the echo of a local release may take to arrive before other messages count again. */
@@ -166,21 +172,25 @@ export class PubSubManager {
 
   /**
    * Call before sending a release that publishes on `channel`; pass the result to {@link released}.
+   * Only a subscription Redis has confirmed is sure to receive that release's message.
    */
-  releasing(channel: string): number {
-    return this.entries.get(this.prefix + channel)?.received ?? -1;
+  releasing(channel: string): ReleaseToken | undefined {
+    const entry = this.entries.get(this.prefix + channel);
+    return entry?.confirmed ? { entry, received: entry.received } : undefined;
   }
 
   /**
-   * This client's own release published `message` on `channel` (its reply just came). If local
-   * waiters are parked and no message came since `token`, the release message has not been handled
-   * yet: it is delivered now, which spares the woken waiter the wait for the subscriber connection
-   * (its reply is usually read first), and the message itself is passed over when it comes. Should
-   * it never come, messages count again after a short window; a waiter's TTL bound covers the rest.
+   * This client's own release published `message` (its reply just came). If waiters are parked on
+   * the subscription the token saw, and no message came to it since, the release message has not
+   * been handled yet: it is delivered now, which spares the woken waiter the wait for the
+   * subscriber connection (the reply is usually read first), and the message itself is passed over
+   * when it comes. Should it never come, messages count again after a short window; a waiter's TTL
+   * bound covers the rest.
    */
-  released(channel: string, message: string, token: number): void {
-    const entry = this.entries.get(this.prefix + channel);
-    if (!entry?.confirmed || entry.received !== token || entry.queue.size === 0) return;
+  released(token: ReleaseToken | undefined, message: string): void {
+    const entry = token?.entry;
+    // An entry is dropped only once nobody waits on it, so one with parked waiters is still in use.
+    if (!entry || entry.received !== token.received || entry.queue.size === 0) return;
     entry.echoes += 1;
     entry.echoesUntil = performance.now() + ECHO_WINDOW_MS;
     this.deliver(entry, message);
@@ -246,6 +256,7 @@ export class PubSubManager {
     const names = [...this.entries.keys()];
     if (names.length > 0) await this.send('subscribe', names).catch(() => undefined);
     for (const entry of this.entries.values()) {
+      entry.received += 1;
       entry.echoes = 0;
       entry.queue.wake(Infinity, entry.refs - entry.queue.size);
     }
