@@ -220,6 +220,27 @@ describe('RLock waiting without polling', () => {
     expectIdle(redisson);
   }, 30_000);
 
+  it('keeps subscriptions made while the subscriber connection is still connecting', async () => {
+    // Waiters that subscribe during the subscriber's handshake (ioredis#2037 made it reconnect and
+    // drop them) must still be woken by the release messages, long before their 30 s TTL bound.
+    const holder = client();
+    const held = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => holder.getLock(`early:${i}`).acquire({ leaseTime: 30_000 })),
+    );
+    const redisson = client();
+    const waits: Promise<void>[] = [];
+    for (let i = 0; i < 30; i++) {
+      waits.push(redisson.getLock(`early:${i}`).using(() => undefined));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await eventually(() => redisson.diagnostics().waiters === 30, 5_000, 'thirty parked waiters');
+    const start = performance.now();
+    await Promise.all(held.map((handle) => handle.release()));
+    await Promise.all(waits);
+    expect(performance.now() - start).toBeLessThan(10_000);
+    expectIdle(redisson);
+  }, 30_000);
+
   it('serves contending tasks of one process in turn: a newcomer queues behind local waiters', async () => {
     const redisson = client();
     const counts = [0, 0, 0, 0];

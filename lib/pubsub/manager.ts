@@ -101,7 +101,8 @@ export class PubSubManager {
   private readonly prefix: string;
   private readonly lifetime = new AbortController();
   private readonly leaveChannel = (name: string, entry: ChannelEntry): void => this.leave(name, entry);
-  private everReady = false;
+  /** TCP connections the subscriber has made; any after the first means its subscriptions were lost. */
+  private connections = 0;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -273,18 +274,24 @@ export class PubSubManager {
   private connect(sharded: boolean): RedisConnection {
     if (this.subscriber) return this.subscriber;
     // A cluster routes SSUBSCRIBE to the node owning each channel's slot only with shardedSubscribers.
+    // A standalone subscriber skips the handshake's INFO and CLIENT SETINFO: ioredis 5 writes a
+    // SUBSCRIBE issued while connecting before them, and then rejects its own ready check in
+    // subscriber mode and reconnects (ioredis#2037). SUBSCRIBE works on a loading server anyway.
     const subscriber = isCluster(this.redis)
       ? this.redis.duplicate(undefined, sharded ? { shardedSubscribers: true } : {})
-      : this.redis.duplicate({ autoResubscribe: false });
+      : this.redis.duplicate({ autoResubscribe: false, enableReadyCheck: false, disableClientInfo: true });
     subscriber.on('message', (channel: string, message: string) => this.onMessage(channel, message));
     subscriber.on('smessage', (channel: string, message: string) => this.onMessage(channel, message));
+    subscriber.on('connect', () => (this.connections += 1));
+    // A connection that never became ready may still have carried SUBSCRIBEs: count connections,
+    // not ready events, to tell a reconnect.
     subscriber.on('ready', () => {
-      if (this.everReady) void this.onReconnect();
-      this.everReady = true;
+      if (this.connections > 1) void this.onReconnect();
     });
     // Connection errors are retried by ioredis; waiters are covered by their TTL-bounded waits.
     subscriber.on('error', () => undefined);
     this.subscriber = subscriber;
     return subscriber;
   }
+
 }
