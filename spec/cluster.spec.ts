@@ -198,6 +198,26 @@ describe('Redis Cluster', () => {
     expect(await ownerOf(name).exists(name)).toBe(0);
   });
 
+  it.each([
+    ['sharded', 'on', SHARDED],
+    ['classic', 'off', {}],
+  ] as const)('keeps %s subscriptions made while the subscriber connections are still connecting', async (_kind, mode, options) => {
+    const names = spreadNames(`early-${mode}`, 12);
+    const holder = client({ shardedPubSub: mode }, options);
+    const held = await Promise.all(names.map((name) => holder.getLock(name).acquire({ leaseTime: 30_000 })));
+    const waiter = client({ shardedPubSub: mode }, options);
+    const waits: Promise<void>[] = [];
+    for (const name of names) {
+      waits.push(waiter.getLock(name).using(() => undefined));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await eventually(() => waiter.diagnostics().waiters === names.length, 15_000, 'every waiter parked');
+    const releasedAt = Date.now();
+    await Promise.all(held.map((handle) => handle.release()));
+    await Promise.all(waits);
+    expect(Date.now() - releasedAt).toBeLessThan(10_000); // the leases had 30 s left
+  }, 60_000);
+
   it('keeps a counter exact under 2 clients x 2 tasks x 20 using() sections on one lock', async () => {
     const name = '{counter}:lock';
     const counter = '{counter}:value';
