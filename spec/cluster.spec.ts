@@ -216,6 +216,8 @@ describe('Redis Cluster', () => {
     await Promise.all(held.map((handle) => handle.release()));
     await Promise.all(waits);
     expect(Date.now() - releasedAt).toBeLessThan(10_000); // the leases had 30 s left
+    for (const name of names) expect(await ownerOf(name).exists(name)).toBe(0);
+    await eventually(() => waiter.diagnostics().channels === 0 && waiter.diagnostics().waiters === 0, 5_000, 'waiter idle');
   }, 60_000);
 
   it('keeps a counter exact under 2 clients x 2 tasks x 20 using() sections on one lock', async () => {

@@ -216,7 +216,8 @@ describe('RLock waiting without polling', () => {
       }),
     );
     expect(longest).toBeLessThan(10_000);
-    await eventually(() => redisson.diagnostics().channels === 0, 5_000, 'every channel dropped');
+    await eventually(async () => (await admin().pubsub('CHANNELS', 'redisson_lock__channel:{churn:*}')).length === 0, 5_000, 'no channel left subscribed');
+    expect(await admin().keys('churn:*')).toEqual([]);
     expectIdle(redisson);
   }, 30_000);
 
@@ -238,6 +239,8 @@ describe('RLock waiting without polling', () => {
     await Promise.all(held.map((handle) => handle.release()));
     await Promise.all(waits);
     expect(performance.now() - start).toBeLessThan(10_000);
+    await eventually(async () => (await admin().pubsub('CHANNELS', 'redisson_lock__channel:{early:*}')).length === 0, 5_000, 'no channel left subscribed');
+    expect(await admin().keys('early:*')).toEqual([]);
     expectIdle(redisson);
   }, 30_000);
 

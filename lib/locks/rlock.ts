@@ -29,11 +29,16 @@ const lockWakePolicy: WakePolicy = (message) => (message === READ_UNLOCK_MESSAGE
  */
 export class RLock implements HandleOwner {
   /** @internal Use `RedissonClient.getLock`. */
+  /** Channel of the release messages, used by every acquisition and release. */
+  private readonly channel: string;
+
   constructor(
     private readonly ctx: LockContext,
     /** The lock's name: the key of its hash. */
     readonly name: string,
-  ) {}
+  ) {
+    this.channel = lockChannel(name);
+  }
 
   /** Waits as long as it takes for the lock. Without `leaseTime` the watchdog keeps the lease alive. */
   lock(options?: LockOptions): Promise<void> {
@@ -145,7 +150,7 @@ export class RLock implements HandleOwner {
     const sentAt = performance.now();
     // Remaining holds keep the lease of the latest acquisition (Redisson's "internal lease").
     const leaseTime = this.ctx.renewal.unregister(this.name, owner) ?? this.ctx.options.lockWatchdogTimeout;
-    const token = this.ctx.pubsub.releasing(lockChannel(this.name));
+    const token = this.ctx.pubsub.releasing(this.channel);
     const result = await this.ctx.scripts.unlock({ name: this.name, owner, leaseTime, requestId: newRequestId() });
     if (result === 'released') this.ctx.pubsub.released(token, UNLOCK_MESSAGE);
     if (result === 'decremented') {
@@ -169,16 +174,14 @@ export class RLock implements HandleOwner {
    * Acquires one hold, waiting up to `waitTime` (undefined: without limit), and resolves what
    * `outcome` makes of the owner's thread id (`undefined` when the time ran out). The acquisition
    * resolves that value itself, so a parked waiter keeps no suspended frames or chained callbacks.
-   * Throws at once on a closed client or an aborted signal.
+   * It rejects before sending anything on a closed client or an aborted signal.
    */
   private acquireHold<T>(call: CallOptions, outcome: Outcome<T>): Promise<T> {
-    this.ctx.lifetime.throwIfAborted();
-    call.signal?.throwIfAborted();
     const scoped = call.threadId ?? this.ctx.scopes.current();
     const threadId = scoped ?? this.ctx.scopes.nextThreadId();
     return acquireWithWait(this.ctx, {
       attempts: new LockAttempts(this, this.ctx, threadId, scoped === undefined, call, outcome),
-      channel: lockChannel(this.name),
+      channel: this.channel,
       policy: lockWakePolicy,
       waitTime: call.waitTime,
       turnBound: call.leaseTime ?? this.ctx.options.lockWatchdogTimeout,
