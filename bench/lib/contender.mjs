@@ -13,8 +13,10 @@ const redis = new Redis(url);
 await redis.ping();
 process.send({ ready: true });
 const [{ until }] = await once(process, 'message');
+const cpuBefore = process.cpuUsage();
 const result = await counterWorker(lib, redis, { lockKey, counterKey, until });
-process.send({ result });
+const cpu = process.cpuUsage(cpuBefore);
+process.send({ result: { ...result, cpuMs: (cpu.user + cpu.system) / 1000 } });
 await Promise.race([lib.teardown(), new Promise((resolve) => setTimeout(resolve, 500))]);
 redis.disconnect();
 process.exit(0); // some peers leave timers behind

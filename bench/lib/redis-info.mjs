@@ -31,3 +31,10 @@ export async function subscriberConnections(admin) {
   const list = await admin.client('LIST');
   return list.split('\n').filter((line) => /\b(sub|psub|ssub)=[1-9]/.test(line)).length;
 }
+
+/** CPU time the Redis server has used so far, ms (INFO cpu: user + system, main and child threads). */
+export async function serverCpuMs(admin) {
+  const info = await admin.info('cpu');
+  const seconds = (name) => Number(info.match(new RegExp(`^${name}:([\\d.]+)`, 'm'))?.[1] ?? 0);
+  return (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1000;
+}

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import Redis from 'ioredis';
 import { track } from '../lib/procs.mjs';
 import { breakdown, total } from '../lib/proxy-client.mjs';
-import { commandStats, statsDelta } from '../lib/redis-info.mjs';
+import { commandStats, serverCpuMs, statsDelta } from '../lib/redis-info.mjs';
 import { latency, withTimeout } from '../lib/stats.mjs';
 import { counterWorker, summarizeWorkers } from '../lib/workloads.mjs';
 
@@ -34,12 +34,16 @@ export default {
     { key: 'errors', label: 'errors' },
     { key: 'commands', label: 'Redis cmds/op (commandstats)' },
     { key: 'scriptCalls', label: 'script calls/op' },
+    { key: 'clientCpu', label: 'client CPU µs/op' },
+    { key: 'serverCpu', label: 'Redis CPU µs/op' },
   ],
 
   async run(env, adapter, spec) {
     const runWorkers = spec.processes ? inProcesses : inOneProcess;
     const before = await commandStats(env.admin);
-    const { results, elapsed } = await runWorkers(env, adapter, spec);
+    const serverCpuBefore = await serverCpuMs(env.admin);
+    const { results, elapsed, cpuMs } = await runWorkers(env, adapter, spec);
+    const serverCpu = (await serverCpuMs(env.admin)) - serverCpuBefore;
     const delta = statsDelta(before, await commandStats(env.admin));
     const counter = Number((await env.admin.get(COUNTER)) ?? 0);
     const summary = summarizeWorkers(results, elapsed, counter);
@@ -53,6 +57,8 @@ export default {
       errors: summary.errors,
       commands: total(delta) / ops,
       scriptCalls: ((delta.evalsha ?? 0) + (delta.eval ?? 0)) / ops,
+      clientCpu: (cpuMs * 1000) / ops,
+      serverCpu: (serverCpu * 1000) / ops,
       perWorker: summary.counts.join(' '),
       commandsDetail: breakdown(delta, ops),
     };
@@ -64,12 +70,14 @@ async function inOneProcess(env, adapter, { workers, ms }) {
   const redis = new Redis(env.url);
   try {
     const start = performance.now();
+    const cpuBefore = process.cpuUsage();
     const until = Date.now() + ms;
     const all = Promise.all(
       Array.from({ length: workers }, () => counterWorker(lib, redis, { lockKey: LOCK, counterKey: COUNTER, until })),
     );
     const results = await withTimeout(all, ms + GRACE, 'the last waits (wake-up missed?)');
-    return { results, elapsed: performance.now() - start };
+    const cpu = process.cpuUsage(cpuBefore);
+    return { results, elapsed: performance.now() - start, cpuMs: (cpu.user + cpu.system) / 1000 };
   } finally {
     await lib.teardown();
     redis.disconnect();
@@ -88,7 +96,8 @@ async function inProcesses(env, adapter, { workers, ms }) {
     const done = children.map((c) => once(c, 'message').then(([msg]) => msg.result));
     for (const child of children) child.send({ until });
     const results = await withTimeout(Promise.all(done), ms + GRACE, 'the last waits (wake-up missed?)');
-    return { results, elapsed: performance.now() - start };
+    const cpuMs = results.reduce((sum, r) => sum + r.cpuMs, 0);
+    return { results, elapsed: performance.now() - start, cpuMs };
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   }
