@@ -190,9 +190,9 @@ describe('RLock waiting without polling', () => {
     const before = await commandCounts(admin());
     await holder.release();
     await Promise.all(tasks);
-    // One unlock by the holder, then one acquire and one unlock per waiter. Each release wakes the
-    // next waiter from its reply; were its message acted on too, a woken waiter would find the lock
-    // taken and try in vain.
+    // One unlock by the holder, then one acquire and one unlock per waiter. Each release hands the
+    // lock to the next waiter as it is sent; were its message acted on too, a woken waiter would
+    // find the lock taken and try in vain.
     expect(commandsBetween(before, await commandCounts(admin())).evalsha).toBe(9);
     await expectUnsubscribed(admin(), 'redisson_lock__channel:{relay}');
     expectIdle(redisson);

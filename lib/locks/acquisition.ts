@@ -1,4 +1,5 @@
 import { MAX_TIME_MS } from '../options';
+import type { HandOff } from '../pubsub/hand-off';
 import type { PubSubManager, Subscription, WakePolicy } from '../pubsub/manager';
 import type { Waiter } from '../pubsub/wait-queue';
 
@@ -74,6 +75,8 @@ class Acquisition<T> implements Waiter, Closable {
   /** Parked behind local waiters before the first attempt. */
   private queueFirst = false;
   private attempting = false;
+  /** The local release this attempt follows, told of its outcome. */
+  private handOff: HandOff | undefined;
   private timer: NodeJS.Timeout | undefined;
   private done = false;
 
@@ -102,9 +105,10 @@ class Acquisition<T> implements Waiter, Closable {
     else this.attempt();
   }
 
-  /** Woken by a release message: try again at once. */
-  wake(): void {
+  /** Woken by a release message, or handed a local release: try again at once. */
+  wake(handOff?: HandOff): void {
     this.clearTimer();
+    this.handOff = handOff;
     this.attempt();
   }
 
@@ -126,7 +130,7 @@ class Acquisition<T> implements Waiter, Closable {
   }
 
   private attempt(): void {
-    if (this.done) return;
+    if (this.done) return this.reportHandOff(false);
     this.queueFirst = false;
     this.attempting = true;
     this.request.attempts.attempt().then(
@@ -137,6 +141,7 @@ class Acquisition<T> implements Waiter, Closable {
 
   private attempted(ttl: number | null): void {
     this.attempting = false;
+    this.reportHandOff(ttl === null);
     if (this.done) return;
     if (ttl === null) return this.settle(true);
     const left = this.deadline - performance.now();
@@ -147,7 +152,14 @@ class Acquisition<T> implements Waiter, Closable {
 
   private attemptFailed(error: unknown): void {
     this.attempting = false;
+    this.reportHandOff(false);
     this.fail(error);
+  }
+
+  private reportHandOff(acquired: boolean): void {
+    const handOff = this.handOff;
+    this.handOff = undefined;
+    handOff?.attempted(acquired);
   }
 
   private subscribe(): void {

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, LockAcquireTimeoutError, LockNotHeldError, type LockLostError } from '../errors';
-import { READ_UNLOCK_MESSAGE, UNLOCK_MESSAGE, lockChannel, ownerToken } from '../keys';
+import { READ_UNLOCK_MESSAGE, lockChannel, ownerToken } from '../keys';
 import {
   checkThreadId,
   resolveCallOptions,
@@ -10,7 +10,7 @@ import {
   type TryLockOptions,
 } from '../options';
 import type { WakePolicy } from '../pubsub/manager';
-import { newRequestId } from '../scripts/lock';
+import { newRequestId, type UnlockResult } from '../scripts/lock';
 import { acquireWithWait, type AttemptSource } from './acquisition';
 import type { LockContext } from './context';
 import { LockHandle, type HandleOwner } from './handle';
@@ -148,11 +148,20 @@ export class RLock implements HandleOwner {
   private async release(threadId: number): Promise<void> {
     const owner = this.owner(threadId);
     const sentAt = performance.now();
+    const lease = this.ctx.renewal.unregister(this.name, owner);
     // Remaining holds keep the lease of the latest acquisition (Redisson's "internal lease").
-    const leaseTime = this.ctx.renewal.unregister(this.name, owner) ?? this.ctx.options.lockWatchdogTimeout;
-    const token = this.ctx.pubsub.releasing(this.channel);
-    const result = await this.ctx.scripts.unlock({ name: this.name, owner, leaseTime, requestId: newRequestId() });
-    if (result === 'released') this.ctx.pubsub.released(token, UNLOCK_MESSAGE);
+    const leaseTime = lease?.leaseTime ?? this.ctx.options.lockWatchdogTimeout;
+    const unlocking = this.ctx.scripts.unlock({ name: this.name, owner, leaseTime, requestId: newRequestId() });
+    // When this should free the lock, the next local waiter's attempt goes out right behind it.
+    const handOff = lease?.holds === 0 ? this.ctx.pubsub.handOff(this.channel) : undefined;
+    let result: UnlockResult;
+    try {
+      result = await unlocking;
+    } catch (error) {
+      handOff?.unlocked(false);
+      throw error;
+    }
+    handOff?.unlocked(result === 'released');
     if (result === 'decremented') {
       this.ctx.renewal.extend(this.name, owner, sentAt, leaseTime);
     } else {

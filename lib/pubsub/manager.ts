@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { isCluster, keyPrefixOf, type RedisConnection } from '../connection';
 import { ClientClosedError } from '../errors';
 import { within } from '../util/guarded';
+import { HandOff } from './hand-off';
 import { WaitQueue, type Waiter } from './wait-queue';
 
 /** How many local waiters a message wakes: a count, or `Infinity` for all of them. */
@@ -48,22 +49,26 @@ interface ChannelEntry {
   readonly subscribed: Promise<unknown>;
   /** Whether the SUBSCRIBE reply has come: later shares need not wait for it. */
   confirmed: boolean;
-  /** Messages received so far; a reconnect counts as one (messages may have been lost). */
-  received: number;
-  /** Messages still to come that local releases have delivered already (see `released`). */
+  /** Messages still to come that local hand-offs have used already (see {@link HandOff}). */
   echoes: number;
   /** Until when (monotonic ms) those echoes are expected; later messages are heeded. */
   echoesUntil: number;
+  /** Hand-offs whose outcome is not known yet; messages that come meanwhile wait for them. */
+  handOffs: number;
+  /** Messages held back until the hand-offs in flight settle. */
+  readonly held: string[];
+  /** Hand-offs in a row since a release was last left to the message. */
+  streak: number;
 }
 
-/** What {@link PubSubManager.releasing} saw of a subscription before a local release was sent. */
-export interface ReleaseToken {
-  readonly entry: ChannelEntry;
-  readonly received: number;
-}
-
-/** How long the echo of a local release may take to arrive before other messages count again. */
+/** How long the echo of a local hand-off may take to arrive before other messages count again. */
 const ECHO_WINDOW_MS = 1_000;
+
+/**
+ * Local hand-offs in a row, at most, before one release is left to its message, which wakes this
+ * client's next waiter and every other process's alike: a busy process cannot keep the lock to itself.
+ */
+export const HANDOFF_STREAK = 8;
 
 /** One waiter's share of a channel: a small object rather than closures, as thousands may wait. */
 class ChannelShare implements Subscription {
@@ -103,6 +108,8 @@ export class PubSubManager {
   private readonly leaveChannel = (name: string, entry: ChannelEntry): void => this.leave(name, entry);
   /** TCP connections the subscriber has made; any after the first means its subscriptions were lost. */
   private connections = 0;
+  /** Reconnects so far (re-subscriptions after a lost connection). */
+  private reconnects = 0;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -147,9 +154,11 @@ export class PubSubManager {
         policy,
         subscribed,
         confirmed: false,
-        received: 0,
         echoes: 0,
         echoesUntil: 0,
+        handOffs: 0,
+        held: [],
+        streak: 0,
       };
       created.subscribed.then(
         () => (created.confirmed = true),
@@ -172,29 +181,28 @@ export class PubSubManager {
   }
 
   /**
-   * Call before sending a release that publishes on `channel`; pass the result to {@link released}.
-   * Only a subscription Redis has confirmed is sure to receive that release's message.
+   * Call right after sending a release of `channel`'s lock that should free it. Wakes the oldest
+   * local waiter now, so that its attempt follows the release on the same connection, and returns
+   * the {@link HandOff} to tell the release's outcome; `undefined` when no waiter was handed the
+   * turn (none parked, no confirmed subscription to account for the message, or this release is
+   * the one of the streak left to the message).
    */
-  releasing(channel: string): ReleaseToken | undefined {
+  handOff(channel: string): HandOff | undefined {
     const entry = this.entries.get(this.prefix + channel);
-    return entry?.confirmed ? { entry, received: entry.received } : undefined;
-  }
-
-  /**
-   * This client's own release published `message` (its reply just came). If waiters are parked on
-   * the subscription the token saw, and no message came to it since, the release message has not
-   * been handled yet: it is delivered now, which spares the woken waiter the wait for the
-   * subscriber connection (the reply is usually read first), and the message itself is passed over
-   * when it comes. Should it never come, messages count again after a short window; a waiter's TTL
-   * bound covers the rest.
-   */
-  released(token: ReleaseToken | undefined, message: string): void {
-    const entry = token?.entry;
-    // An entry is dropped only once nobody waits on it, so one with parked waiters is still in use.
-    if (!entry || entry.received !== token.received || entry.queue.size === 0) return;
-    entry.echoes += 1;
-    entry.echoesUntil = performance.now() + ECHO_WINDOW_MS;
-    this.deliver(entry, message);
+    if (!entry?.confirmed) return undefined;
+    if (entry.queue.size === 0 || entry.streak >= HANDOFF_STREAK) {
+      entry.streak = 0;
+      return undefined;
+    }
+    const waiter = entry.queue.shift();
+    if (!waiter) return undefined;
+    entry.streak += 1;
+    entry.handOffs += 1;
+    const reconnects = this.reconnects;
+    // Across a reconnect the message may be lost, so none is expected then.
+    const handOff = new HandOff((consumed) => this.settle(entry, consumed && reconnects === this.reconnects));
+    waiter.wake(handOff);
+    return handOff;
   }
 
   /**
@@ -238,7 +246,29 @@ export class PubSubManager {
   private onMessage(channel: string, message: string): void {
     const entry = this.entries.get(channel);
     if (!entry) return;
-    entry.received += 1;
+    if (entry.handOffs > 0) entry.held.push(message);
+    else this.accept(entry, message);
+  }
+
+  /**
+   * A hand-off's outcome is known: if its waiter took the lock the release freed, that release's
+   * message is used up, whether it came already (and is held) or is still to come.
+   */
+  private settle(entry: ChannelEntry, consumed: boolean): void {
+    entry.handOffs -= 1;
+    if (consumed) {
+      if (entry.held.length > 0) entry.held.shift();
+      else {
+        entry.echoes += 1;
+        entry.echoesUntil = performance.now() + ECHO_WINDOW_MS;
+      }
+    }
+    if (entry.handOffs > 0) return;
+    for (const message of entry.held.splice(0)) this.accept(entry, message);
+  }
+
+  /** A message no hand-off is waiting for: passed over if it is an expected echo, else delivered. */
+  private accept(entry: ChannelEntry, message: string): void {
     if (entry.echoes > 0) {
       entry.echoes -= 1;
       if (performance.now() <= entry.echoesUntil) return;
@@ -256,9 +286,10 @@ export class PubSubManager {
   private async onReconnect(): Promise<void> {
     const names = [...this.entries.keys()];
     if (names.length > 0) await this.send('subscribe', names).catch(() => undefined);
+    this.reconnects += 1;
     for (const entry of this.entries.values()) {
-      entry.received += 1;
       entry.echoes = 0;
+      entry.held.length = 0;
       entry.queue.wake(Infinity, entry.refs - entry.queue.size);
     }
     this.settings.onReconnect(names.length);

@@ -1,7 +1,12 @@
+import type { HandOff } from './hand-off';
+
 /** A waiter parked on a channel; it keeps its own timer, if any. */
 export interface Waiter {
-  /** Woken by a message (or a turn passed on); already out of the queue. */
-  wake(): void;
+  /**
+   * Woken by a message (or a turn passed on); already out of the queue. With `handOff`, woken as
+   * this client's release was sent: the attempt must report its outcome there.
+   */
+  wake(handOff?: HandOff): void;
   /** The queue closed (the client is shutting down); already out of the queue. */
   close(error: Error): void;
 }
@@ -32,6 +37,15 @@ export class WaitQueue {
     }
     this.parked.add(waiter);
     return true;
+  }
+
+  /** Takes the oldest parked waiter out without waking it. */
+  shift(): Waiter | undefined {
+    for (const waiter of this.parked) {
+      this.parked.delete(waiter);
+      return waiter;
+    }
+    return undefined;
   }
 
   /** Takes `waiter` out without waking it (its time ran out, or it gave up). */

@@ -100,14 +100,14 @@ export class RenewalScheduler {
   }
 
   /**
-   * Counts one hold less (tracking stops with the last) and returns the lease last set for it,
-   * which the holds that remain keep; `undefined` when the lease is not tracked.
+   * Counts one hold less (tracking stops with the last) and returns the holds left and the lease
+   * last set, which they keep; `undefined` when the lease is not tracked.
    */
-  unregister(name: string, owner: string): number | undefined {
+  unregister(name: string, owner: string): { readonly holds: number; readonly leaseTime: number } | undefined {
     const key = leaseKey(name, owner);
     const lease = this.leases.get(key);
     if (lease && --lease.holds <= 0) this.delete(key);
-    return lease?.leaseTime;
+    return lease;
   }
 
   /** Records a lease set again by a partial release (renewal, if any, carries on). */

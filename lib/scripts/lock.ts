@@ -51,6 +51,8 @@ export function newRequestId(): string {
 /** Typed access to a reentrant lock's state in Redis; the only way lock code talks to Redis. */
 export class LockScripts {
   private readonly latches: LatchReaper;
+  /** The publish command once known, so that an unlock is sent without waiting a turn. */
+  private publish: 'PUBLISH' | 'SPUBLISH' | undefined;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -58,6 +60,10 @@ export class LockScripts {
     private readonly publishCommand: Promise<'PUBLISH' | 'SPUBLISH'>,
   ) {
     this.latches = new LatchReaper(redis);
+    publishCommand.then(
+      (command) => (this.publish = command),
+      () => undefined,
+    );
   }
 
   /** Deletes the latches of answered unlocks still queued (the client is closing). */
@@ -87,13 +93,17 @@ export class LockScripts {
     return Number(reply);
   }
 
-  /** Releases one hold. Re-running it with the same request id replays the first outcome. */
+  /**
+   * Releases one hold. Re-running it with the same request id replays the first outcome. Once the
+   * publish command is known, the script is sent before this returns, ahead of any later command.
+   */
   async unlock({ name, owner, leaseTime, requestId }: UnlockRequest): Promise<UnlockResult> {
     const latch = unlockLatchKey(name, requestId);
+    const publish = this.publish ?? (await this.publishCommand);
     const reply = await this.runner.run(
       UNLOCK,
       [name, lockChannel(name), latch],
-      [UNLOCK_MESSAGE, leaseTime, owner, await this.publishCommand, UNLOCK_LATCH_TTL],
+      [UNLOCK_MESSAGE, leaseTime, owner, publish, UNLOCK_LATCH_TTL],
     );
     // The latch only matters to re-sends of a call whose reply was lost; this one has its answer.
     this.latches.add(latch);

@@ -34,6 +34,20 @@ describe('WaitQueue', () => {
     expect(queue.size).toBe(0);
   });
 
+  it('takes the oldest parked waiter out without waking it', () => {
+    const queue = new WaitQueue();
+    const log: string[] = [];
+    const a = waiter(log, 'a');
+    queue.park(a);
+    queue.park(waiter(log, 'b'));
+    expect(queue.shift()).toBe(a);
+    expect(queue.size).toBe(1);
+    expect(log).toEqual([]);
+    queue.wake(1, 0);
+    expect(log).toEqual(['b woken']);
+    expect(queue.shift()).toBeUndefined();
+  });
+
   it('keeps a wake-up that finds nobody parked as a permit, up to the cap', () => {
     const queue = new WaitQueue();
     const log: string[] = [];
