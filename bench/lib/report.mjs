@@ -101,10 +101,14 @@ export function evaluateTargets(results) {
     const peers = c.rows.filter((r) => r.adapter !== IO && Object.keys(r.medians).length);
     const best = peers.reduce((a, b) => ((a?.medians.opsPerSec ?? -1) > b.medians.opsPerSec ? a : b), undefined);
     const attempts = fmt(io.medians.scriptCalls - 1); // one script call per update is the unlock
+    const cpu = (row) => `${fmt(row.medians.clientCpu)} µs client and ${fmt(row.medians.serverCpu)} µs Redis CPU`;
     const herd = `Redisson's release message wakes one waiter in every process: ${attempts} acquire attempts per update in this run, ` +
-      'so on 2 cores most processes wake and retry in vain for each turn.';
-    const turns = `Each update is four round trips (acquire, GET, SET, unlock), as for a poller whose releasing worker re-acquires at once; ` +
-      `ioredisson adds its scripts (${fmt(io.medians.commands)} Redis calls per update) and serves waiters in turn.`;
+      `each a wake-up and a socket write, so the 2 cores spend ${cpu(io)} per update${best ? ` against ${best.name}'s ${cpu(best)}` : ''}. A poller's wasted tries are bounded by its ` +
+      'interval, not by the number of waiters. Waking just one process would take a queue in Redis (what the fair lock keeps), ' +
+      'which the non-fair lock protocol has not.';
+    const turns = 'Each update takes three round trips (the next waiter\'s acquire goes out right behind the unlock) against a ' +
+      `re-acquiring poller's four, but runs Redisson's scripts (${fmt(io.medians.commands)} Redis calls per update): ${cpu(io)} ` +
+      `per update${best ? ` against ${best.name}'s ${cpu(best)}` : ''}.`;
     add(`Contended (${id}): throughput ≥ every peer's`, !best || io.medians.opsPerSec >= best.medians.opsPerSec,
       `${fmt(io.medians.opsPerSec)} ops/s; best other: ${best ? `${best.name} ${fmt(best.medians.opsPerSec)}` : 'none'}`,
       id === 'processes' ? herd : turns);
