@@ -93,16 +93,19 @@ try {
     const runners = adapters.filter((a) => !a.error && scenario.takesPart(a));
     for (const spec of scenario.cases(opts)) cases.push({ scenario, spec, runners, runs: {} });
   }
-  const total = cases.reduce((n, c) => n + c.runners.length * reps, 0);
+  // A scenario whose ratios matter most may split each rep into shorter ones: more pairs, each closer in time.
+  const repsOf = (c) => reps * (c.scenario.splitReps ?? 1);
+  const total = cases.reduce((n, c) => n + c.runners.length * repsOf(c), 0);
   let step = 0;
   for (const c of cases) {
-    for (let rep = 0; rep < reps; rep++) {
+    const caseReps = repsOf(c);
+    for (let rep = 0; rep < caseReps; rep++) {
       // Rotate the order each rep so no adapter always runs first (or right after a heavy one).
       const order = c.runners.map((_, i) => c.runners[(i + rep) % c.runners.length]);
       for (const adapter of order) {
         step += 1;
         if (c.runs[adapter.id]?.some((r) => r.error)) continue; // failed once: not repeated, to bound the run time
-        const prefix = `[${step}/${total}] ${c.scenario.name} ${c.spec.id} · rep ${rep + 1}/${reps} · ${adapter.name}`;
+        const prefix = `[${step}/${total}] ${c.scenario.name} ${c.spec.id} · rep ${rep + 1}/${caseReps} · ${adapter.name}`;
         process.stderr.write(`${prefix} …`);
         await admin.flushall();
         const t = performance.now();
@@ -165,6 +168,7 @@ function summarize({ scenario, spec, runners, runs }) {
   return {
     scenario: scenario.name,
     case: spec.id,
+    reps: Math.max(0, ...rows.map((row) => Object.values(row.values)[0]?.length ?? 0)),
     title: `${scenario.title}: ${spec.label}`,
     columns: scenario.columns,
     rows,

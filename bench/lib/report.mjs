@@ -191,7 +191,7 @@ function targetsTable(targets) {
 
 function machineLine(m, results) {
   return `ioredisson ${m.commit}; ${m.cores} cores, ${m.cpu}, ${m.memoryGiB} GiB; Node ${m.node}; Redis ${m.redis}; ioredis ${m.ioredis}, redis (node-redis) ${m.redisClient}. ` +
-    `${results.options.reps} rep(s), medians; ratios are medians of per-rep pairs. Run ${results.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${Math.round(results.durationS / 60)} min.`;
+    `${results.options.reps} rep(s)${splitNote(results)}, medians; ratios are medians of per-rep pairs. Run ${results.startedAt.slice(0, 16).replace('T', ' ')} UTC, ${Math.round(results.durationS / 60)} min.`;
 }
 
 function chart(results) {
@@ -271,4 +271,12 @@ export async function writeResults(results, outDir, fullRun) {
   ].join('\n');
   await put('README-section.md', section, fullRun ? new URL('../', outDir) : outDir);
   return files;
+}
+
+/** Which cases ran more, shorter reps than the rest, e.g. " (uncontended, many-locks: 9 shorter reps)". */
+function splitNote(results) {
+  const split = results.cases.filter((c) => c.reps > results.options.reps);
+  if (!split.length) return '';
+  const names = [...new Set(split.map((c) => c.scenario))].join(', ');
+  return ` (${names}: ${Math.max(...split.map((c) => c.reps))} shorter reps)`;
 }
