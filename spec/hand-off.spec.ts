@@ -26,13 +26,13 @@ describe('local hand-off: a release passed straight to the next waiter of the sa
       const next = redisson.getLock('pipelined').acquire({ leaseTime: 30_000 });
       next.catch(() => undefined);
       await eventually(() => redisson.diagnostics().waiters === 1, 5_000, 'a parked waiter');
-      // Every reply now takes a second to come back; commands still reach Redis at once.
-      proxy.set('down', { latencyMs: 1_000 });
+      // Every reply now takes two seconds to come back; commands still reach Redis at once.
+      proxy.set('down', { latencyMs: 2_000 });
       let releaseSettled = false;
       const release = holder.release().finally(() => (releaseSettled = true));
       const holderField = `${redisson.id}:${holder.threadId}`;
       const owners = async (): Promise<string[]> => Object.keys(await admin().hgetall('pipelined'));
-      await eventually(async () => (await owners()).some((field) => field !== holderField), 900, 'the next holder in Redis');
+      await eventually(async () => (await owners()).some((field) => field !== holderField), 1_800, 'the next holder in Redis');
       const [owner] = await owners();
       expect(releaseSettled).toBe(false);
       await release;
@@ -85,8 +85,7 @@ describe('local hand-off: a release passed straight to the next waiter of the sa
     await admin().hset('taken', 'java-client:1', 1);
     await admin().pexpire('taken', 30_000);
     await expect(holder.release()).rejects.toBeInstanceOf(LockNotHeldError);
-    await delay(50);
-    expect(redisson.diagnostics().waiters).toBe(1);
+    await eventually(() => redisson.diagnostics().waiters === 1, 5_000, 'the handed-on waiter to park again');
     // That owner releases as Redisson does: delete, then publish 0. The waiter's TTL bound is 30 s.
     const start = performance.now();
     await admin().del('taken');

@@ -190,12 +190,11 @@ export class PubSubManager {
   handOff(channel: string): HandOff | undefined {
     const entry = this.entries.get(this.prefix + channel);
     if (!entry?.confirmed) return undefined;
-    if (entry.queue.size === 0 || entry.streak >= HANDOFF_STREAK) {
+    const waiter = entry.streak < HANDOFF_STREAK ? entry.queue.shift() : undefined;
+    if (!waiter) {
       entry.streak = 0;
       return undefined;
     }
-    const waiter = entry.queue.shift();
-    if (!waiter) return undefined;
     entry.streak += 1;
     entry.handOffs += 1;
     const reconnects = this.reconnects;
