@@ -170,6 +170,17 @@ describe('hand-off accounting of the release message', () => {
     await eventually(() => second.wakes === 1, 5_000, 'the held message to wake the second waiter');
   });
 
+  it('heeds messages again once an expected echo has not come within its window', async () => {
+    // A consumed hand-off whose release message is lost (a dropped connection would also reconnect,
+    // but a proxy can lose data without that): the next real release must still wake a waiter.
+    const { handOff, second } = await handedOn('c:lost-echo');
+    handOff.unlocked(true);
+    handOff.attempted(true);
+    await delay(1_200);
+    await publish('c:lost-echo');
+    await eventually(() => second.wakes === 1, 5_000, 'the message after the window to wake the second waiter');
+  });
+
   it('expects no message when the release did not free the lock', async () => {
     const { handOff, second } = await handedOn('c:not-freed');
     handOff.attempted(true);
