@@ -1,4 +1,6 @@
 // Benchmark runner: `npm run bench -- [options]`; see --help.
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import Redis from 'ioredis';
 import { loadAdapters } from './lib/adapters.mjs';
@@ -63,7 +65,7 @@ const reps = num(args.reps) ?? (args.quick ? 1 : 3);
 const scenarioNames = list(args.scenario).length ? list(args.scenario) : SCENARIOS;
 for (const s of scenarioNames) if (!SCENARIOS.includes(s)) throw new Error(`unknown scenario ${s}`);
 const isFullRun = !args.quick && !args.scenario && !args.adapters && reps >= 3 && Object.values(opts).every((v) => v === undefined || v === false);
-const outDir = new URL(args.out ? `file://${process.cwd()}/${args.out}/` : isFullRun ? './results/' : './results/tmp/', import.meta.url);
+const outDir = args.out ? pathToFileURL(`${resolve(args.out)}/`) : new URL(isFullRun ? './results/' : './results/tmp/', import.meta.url);
 
 let unhandled = 0;
 process.on('unhandledRejection', (error) => {
@@ -168,7 +170,7 @@ function summarize({ scenario, spec, runners, runs }) {
   return {
     scenario: scenario.name,
     case: spec.id,
-    reps: Math.max(0, ...rows.map((row) => Object.values(row.values)[0]?.length ?? 0)),
+    reps: Math.max(0, ...runners.map((adapter) => runs[adapter.id]?.length ?? 0)),
     title: `${scenario.title}: ${spec.label}`,
     columns: scenario.columns,
     rows,
