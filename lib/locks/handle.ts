@@ -1,12 +1,14 @@
-import { LockLostError, LockNotHeldError } from '../errors';
+import { LockNotHeldError, type LockLostError } from '../errors';
+import type { TrackedLease } from '../renewal/scheduler';
 
 /** What a handle needs from the lock that issued it. */
 export interface HandleOwner {
   readonly name: string;
-  /** Releases one hold of `threadId`; rejects with `LockNotHeldError` when it holds none. */
-  releaseHold(threadId: number): Promise<void>;
-  /** Calls `listener` if this hold's lease is lost; returns the detach function. */
-  watchLoss(threadId: number, listener: (error: LockLostError) => void): (() => void) | undefined;
+  /**
+   * Releases one hold of `threadId`, counted in `lease`; rejects with `LockNotHeldError` when it
+   * holds none.
+   */
+  releaseHold(threadId: number, lease: TrackedLease): Promise<void>;
 }
 
 /**
@@ -20,7 +22,7 @@ export class LockHandle implements AsyncDisposable {
   // Made on first use of `signal`: an AbortSignal costs more than the rest of the handle together.
   private controller: AbortController | undefined;
   private lostWith: LockLostError | undefined;
-  private readonly detach: (() => void) | undefined;
+  private readonly onLost = (error: LockLostError): void => this.lose(error);
   private releasing: Promise<void> | undefined;
 
   /** @internal Made by `acquire`, `tryAcquire` and `using`. */
@@ -28,9 +30,11 @@ export class LockHandle implements AsyncDisposable {
     private readonly lock: HandleOwner,
     /** Thread id of the owner token `<clientId>:<threadId>` this handle holds. */
     readonly threadId: number,
+    /** The lease the hold is counted in, which tells the handle of its loss. */
+    private readonly lease: TrackedLease,
   ) {
     this.name = lock.name;
-    this.detach = lock.watchLoss(threadId, (error) => this.lose(error));
+    lease.watch(this.onLost);
   }
 
   /** Aborts with {@link LockLostError} when the lock is lost while held. */
@@ -55,7 +59,7 @@ export class LockHandle implements AsyncDisposable {
    */
   release(): Promise<void> {
     if (this.releasing) return this.releasing.catch(() => undefined);
-    this.detach?.();
+    this.lease.unwatch(this.onLost);
     this.releasing = this.releaseOnce();
     return this.releasing;
   }
@@ -63,7 +67,7 @@ export class LockHandle implements AsyncDisposable {
   private async releaseOnce(): Promise<void> {
     const lost = this.lostWith;
     try {
-      await this.lock.releaseHold(this.threadId);
+      await this.lock.releaseHold(this.threadId, this.lease);
     } catch (error) {
       if (!(error instanceof LockNotHeldError) || !lost) throw error;
     }

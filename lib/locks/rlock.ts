@@ -1,4 +1,4 @@
-import { InvalidArgumentError, LockAcquireTimeoutError, LockNotHeldError, type LockLostError } from '../errors';
+import { InvalidArgumentError, LockAcquireTimeoutError, LockNotHeldError } from '../errors';
 import { READ_UNLOCK_MESSAGE, lockChannel, ownerToken } from '../keys';
 import {
   checkThreadId,
@@ -10,6 +10,7 @@ import {
   type TryLockOptions,
 } from '../options';
 import type { WakePolicy } from '../pubsub/manager';
+import type { TrackedLease } from '../renewal/scheduler';
 import { newRequestId, type UnlockResult } from '../scripts/lock';
 import { acquireWithWait, type AttemptSource } from './acquisition';
 import type { LockContext } from './context';
@@ -138,17 +139,18 @@ export class RLock implements HandleOwner {
     return this.ctx.scripts.remainTimeToLive(this.name);
   }
 
-  /** @internal Releases one hold of `threadId` (used by `unlock` and handles). */
-  async releaseHold(threadId: number): Promise<void> {
-    this.ctx.lifetime.throwIfAborted();
-    await this.release(threadId);
+  /** @internal Releases one hold of `threadId`, counted in `lease` if known (used by `unlock` and handles). */
+  releaseHold(threadId: number, lease?: TrackedLease): Promise<void> {
+    const { lifetime } = this.ctx;
+    return lifetime.aborted ? Promise.reject(lifetime.reason) : this.release(threadId, lease);
   }
 
   /** Releases one hold of `threadId`, even after shutdown (the connection is the caller's). */
-  private async release(threadId: number): Promise<void> {
+  private async release(threadId: number, known?: TrackedLease): Promise<void> {
     const owner = this.owner(threadId);
     const sentAt = performance.now();
-    const lease = this.ctx.renewal.unregister(this.name, owner);
+    const { renewal } = this.ctx;
+    const lease = renewal.unregister(this.name, owner, known);
     // Remaining holds keep the lease of the latest acquisition (Redisson's "internal lease").
     const leaseTime = lease?.leaseTime ?? this.ctx.options.lockWatchdogTimeout;
     const unlocking = this.ctx.scripts.unlock({ name: this.name, owner, leaseTime, requestId: newRequestId() });
@@ -163,20 +165,16 @@ export class RLock implements HandleOwner {
     }
     handOff?.unlocked(result === 'released');
     if (result === 'decremented') {
-      this.ctx.renewal.extend(this.name, owner, sentAt, leaseTime);
+      if (lease) renewal.extend(lease, sentAt, leaseTime);
     } else {
-      this.ctx.renewal.forget(this.name, owner);
+      // Redis says the owner holds nothing: holds still counted here are stale.
+      if (lease) renewal.forget(lease);
       this.ctx.scopes.forgetUnscoped(this.name, threadId);
     }
     if (result === 'not-held') {
       throw this.notHeld('it was never acquired, was already released, or its lease expired', owner);
     }
     this.ctx.emit('released', { name: this.name, owner, fully: result === 'released' });
-  }
-
-  /** @internal Watches one hold for loss (used by handles). */
-  watchLoss(threadId: number, listener: (error: LockLostError) => void): (() => void) | undefined {
-    return this.ctx.renewal.onLost(this.name, this.owner(threadId), listener);
   }
 
   /**
@@ -235,6 +233,8 @@ class LockAttempts<T> implements AttemptSource<T> {
   private abandoned = false;
   private readonly name: string;
   private readonly owner: string;
+  /** The owner's lease, once an attempt acquired. */
+  private lease: TrackedLease | undefined;
 
   constructor(
     private readonly lock: RLock,
@@ -249,9 +249,9 @@ class LockAttempts<T> implements AttemptSource<T> {
   }
 
   conclude(acquired: boolean): T | Promise<T> {
-    const { lock, threadId, call } = this;
-    if (!acquired) return this.outcome(lock, undefined, call);
-    return lock.concludeAcquisition(threadId, this.unscoped, call.signal) ?? this.outcome(lock, threadId, call);
+    const { lock, threadId, call, lease } = this;
+    if (!acquired || !lease) return this.outcome(lock, undefined, call);
+    return lock.concludeAcquisition(threadId, this.unscoped, call.signal) ?? this.outcome(lock, { threadId, lease }, call);
   }
 
   abandon(): void {
@@ -271,34 +271,43 @@ class LockAttempts<T> implements AttemptSource<T> {
     const explicitLease = this.call.leaseTime;
     const leaseTime = explicitLease ?? ctx.options.lockWatchdogTimeout;
     const sentAt = performance.now();
-    const believedHolds = renewal.beginAcquire(name, owner);
+    const lease = renewal.beginAcquire(name, owner);
+    const believedHolds = lease.believedHolds;
     let ttl: number | null;
     try {
       ttl = await scripts.acquire(name, owner, leaseTime, believedHolds);
     } catch (error) {
+      renewal.endAcquire(lease);
       scripts.trim(name, owner, believedHolds).catch(() => undefined);
       throw error;
-    } finally {
-      renewal.endAcquire(name, owner);
     }
-    if (ttl === null) {
-      if (this.abandoned) scripts.trim(name, owner, believedHolds).catch(() => undefined);
-      else renewal.register(name, owner, { sentAt, leaseTime, renew: explicitLease === undefined });
+    if (ttl !== null || this.abandoned) {
+      renewal.endAcquire(lease);
+      if (ttl === null) scripts.trim(name, owner, believedHolds).catch(() => undefined);
+      return ttl;
     }
+    renewal.endAcquire(lease, { sentAt, leaseTime, renew: explicitLease === undefined });
+    this.lease = lease;
     return ttl;
   }
 }
 
-/** What a call resolves, made from the acquired thread id (`undefined`: the wait time ran out). */
-type Outcome<T> = (lock: RLock, threadId: number | undefined, call: CallOptions) => T;
+/** An acquired hold: the owner's thread id and the lease it counts in. */
+interface Hold {
+  threadId: number;
+  lease: TrackedLease;
+}
+
+/** What a call resolves, made from the acquired hold (`undefined`: the wait time ran out). */
+type Outcome<T> = (lock: RLock, hold: Hold | undefined, call: CallOptions) => T;
 
 const toNothing: Outcome<void> = () => undefined;
-const toBoolean: Outcome<boolean> = (_lock, threadId) => threadId !== undefined;
-const toHandleOrNull: Outcome<LockHandle | null> = (lock, threadId) =>
-  threadId === undefined ? null : new LockHandle(lock, threadId);
-const toHandle: Outcome<LockHandle> = (lock, threadId, call) => {
-  if (threadId === undefined) throw new LockAcquireTimeoutError(lock.name, call.waitTime ?? 0);
-  return new LockHandle(lock, threadId);
+const toBoolean: Outcome<boolean> = (_lock, hold) => hold !== undefined;
+const toHandleOrNull: Outcome<LockHandle | null> = (lock, hold) =>
+  hold === undefined ? null : new LockHandle(lock, hold.threadId, hold.lease);
+const toHandle: Outcome<LockHandle> = (lock, hold, call) => {
+  if (hold === undefined) throw new LockAcquireTimeoutError(lock.name, call.waitTime ?? 0);
+  return new LockHandle(lock, hold.threadId, hold.lease);
 };
 
 /** `tryLock` and `tryAcquire` make a single attempt unless given a `waitTime`. */

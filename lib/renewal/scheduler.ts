@@ -32,12 +32,49 @@ export interface LeaseTerm {
   renew: boolean;
 }
 
-interface Lease extends LeaseTerm {
-  readonly name: string;
-  readonly owner: string;
-  /** Acquisitions not yet released. */
-  holds: number;
-  readonly listeners: Set<(error: LockLostError) => void>;
+/** Called once when the lease it watches is lost. */
+export type LossListener = (error: LockLostError) => void;
+
+/**
+ * One owner's holds on one lock as this client tracks them, from the first acquisition sent until
+ * the last hold is released and no acquisition is in flight. Acquisitions and handles keep a
+ * reference, so the hot path looks it up once per acquisition and once per release.
+ */
+export class TrackedLease implements LeaseTerm {
+  /** Acquisitions counted and not yet released; 0 while only acquisitions in flight keep it tracked. */
+  holds = 0;
+  /** Acquisitions sent and not yet answered. */
+  inFlight = 0;
+  sentAt = 0;
+  leaseTime = 0;
+  renew = false;
+  /** @internal Told when the lease is lost; made on first use. */
+  listeners: Set<LossListener> | undefined;
+
+  constructor(
+    /** @internal The scheduler's key for it. */
+    readonly key: string,
+    readonly name: string,
+    readonly owner: string,
+  ) {}
+
+  /**
+   * Holds the owner may have when the latest acquisition sent lands: the counted ones plus those
+   * sent before it. Read right after `beginAcquire`.
+   */
+  get believedHolds(): number {
+    return this.holds + this.inFlight - 1;
+  }
+
+  /** Calls `listener` if the holds counted now are lost. */
+  watch(listener: LossListener): void {
+    (this.listeners ??= new Set()).add(listener);
+  }
+
+  /** Detaches a listener given to {@link watch}. */
+  unwatch(listener: LossListener): void {
+    this.listeners?.delete(listener);
+  }
 }
 
 /**
@@ -47,9 +84,9 @@ interface Lease extends LeaseTerm {
  * event loop stalled); its listeners and `onLost` are then told.
  */
 export class RenewalScheduler {
-  private readonly leases = new Map<string, Lease>();
-  /** Acquisitions sent and not yet answered, per lease key. */
-  private readonly inFlight = new Map<string, number>();
+  private readonly leases = new Map<string, TrackedLease>();
+  /** Leases with at least one hold. */
+  private held = 0;
   private timer: NodeJS.Timeout | undefined;
   private timerAt = 0;
   private renewing = false;
@@ -62,65 +99,64 @@ export class RenewalScheduler {
     this.period = settings.watchdogTimeout / 3;
   }
 
-  /** Number of leases tracked. */
+  /** Number of leases held. */
   get size(): number {
-    return this.leases.size;
+    return this.held;
   }
 
-  /** Counts one more hold of `owner` on `name`, whose lease is now `term`. */
-  register(name: string, owner: string, term: LeaseTerm): void {
+  /**
+   * Marks an acquisition by `owner` of `name` as sent and returns the owner's lease on it, to be
+   * passed to {@link endAcquire} once the acquisition is answered or abandoned.
+   */
+  beginAcquire(name: string, owner: string): TrackedLease {
     const key = leaseKey(name, owner);
-    const lease = this.leases.get(key);
-    if (lease) {
-      lease.holds += 1;
-      Object.assign(lease, term);
-    } else {
-      this.leases.set(key, { name, owner, holds: 1, listeners: new Set(), ...term });
+    let lease = this.leases.get(key);
+    if (!lease) {
+      lease = new TrackedLease(key, name, owner);
+      this.leases.set(key, lease);
     }
-    this.schedule(this.dueAt(term, 0));
+    lease.inFlight += 1;
+    return lease;
+  }
+
+  /** Marks an acquisition answered (or abandoned); with the `term` it set when it acquired. */
+  endAcquire(lease: TrackedLease, term?: LeaseTerm): void {
+    lease.inFlight -= 1;
+    if (!term) return this.dropIfIdle(lease);
+    if (lease.holds === 0) this.held += 1;
+    lease.holds += 1;
+    lease.sentAt = term.sentAt;
+    lease.leaseTime = term.leaseTime;
+    lease.renew = term.renew;
+    this.schedule(this.dueAt(lease, 0));
   }
 
   /**
-   * Marks an acquisition by `owner` of `name` as sent; returns the holds the owner may have when it
-   * lands (tracked holds plus the acquisitions sent before it). Pair with {@link endAcquire}.
+   * Counts one hold less and returns the lease, whose `holds` and `leaseTime` are what the holds
+   * left have and keep; `undefined` when the owner holds none. `known` is the lease the hold was
+   * counted in, if the caller kept it: while it has holds it is the owner's, found without a lookup.
    */
-  beginAcquire(name: string, owner: string): number {
-    const key = leaseKey(name, owner);
-    const pending = this.inFlight.get(key) ?? 0;
-    this.inFlight.set(key, pending + 1);
-    return (this.leases.get(key)?.holds ?? 0) + pending;
-  }
-
-  /** Marks an acquisition begun by {@link beginAcquire} as answered (or abandoned). */
-  endAcquire(name: string, owner: string): void {
-    const key = leaseKey(name, owner);
-    const pending = (this.inFlight.get(key) ?? 1) - 1;
-    if (pending > 0) this.inFlight.set(key, pending);
-    else this.inFlight.delete(key);
-  }
-
-  /**
-   * Counts one hold less (tracking stops with the last) and returns the holds left and the lease
-   * last set, which they keep; `undefined` when the lease is not tracked.
-   */
-  unregister(name: string, owner: string): { readonly holds: number; readonly leaseTime: number } | undefined {
-    const key = leaseKey(name, owner);
-    const lease = this.leases.get(key);
-    if (lease && --lease.holds <= 0) this.delete(key);
+  unregister(name: string, owner: string, known?: TrackedLease): TrackedLease | undefined {
+    const lease = known && known.holds > 0 ? known : this.leases.get(leaseKey(name, owner));
+    if (!lease || lease.holds === 0) return undefined;
+    lease.holds -= 1;
+    if (lease.holds === 0) this.drop(lease);
     return lease;
   }
 
   /** Records a lease set again by a partial release (renewal, if any, carries on). */
-  extend(name: string, owner: string, sentAt: number, leaseTime: number): void {
-    const lease = this.leases.get(leaseKey(name, owner));
-    if (!lease || lease.renew) return;
-    Object.assign(lease, { sentAt, leaseTime });
+  extend(lease: TrackedLease, sentAt: number, leaseTime: number): void {
+    if (lease.holds === 0 || lease.renew) return;
+    lease.sentAt = sentAt;
+    lease.leaseTime = leaseTime;
     this.schedule(this.dueAt(lease, 0));
   }
 
-  /** Stops tracking `owner`'s lease on `name` whatever its hold count. */
-  forget(name: string, owner: string): void {
-    this.delete(leaseKey(name, owner));
+  /** Stops counting the holds of `lease`, whatever their number. */
+  forget(lease: TrackedLease): void {
+    if (lease.holds === 0) return;
+    lease.holds = 0;
+    this.drop(lease);
   }
 
   /** Stops tracking every lease on `name` and tells their listeners the lock is lost. */
@@ -128,17 +164,6 @@ export class RenewalScheduler {
     for (const lease of [...this.leases.values()]) {
       if (lease.name === name) this.lose(lease, reason);
     }
-  }
-
-  /**
-   * Calls `listener` once if `owner`'s lease on `name` is lost; returns the function that detaches
-   * it, or `undefined` when no such lease is tracked.
-   */
-  onLost(name: string, owner: string, listener: (error: LockLostError) => void): (() => void) | undefined {
-    const lease = this.leases.get(leaseKey(name, owner));
-    if (!lease) return undefined;
-    lease.listeners.add(listener);
-    return () => lease.listeners.delete(listener);
   }
 
   /**
@@ -150,7 +175,6 @@ export class RenewalScheduler {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    this.inFlight.clear();
   }
 
   /** Makes sure the timer fires by `at` (monotonic ms); a timer due earlier is kept. */
@@ -173,7 +197,9 @@ export class RenewalScheduler {
   private reschedule(): void {
     const earliestRenewal = this.now() + this.period;
     let next = Infinity;
-    for (const lease of this.leases.values()) next = Math.min(next, this.dueAt(lease, earliestRenewal));
+    for (const lease of this.leases.values()) {
+      if (lease.holds > 0) next = Math.min(next, this.dueAt(lease, earliestRenewal));
+    }
     if (next < Infinity) this.schedule(next);
   }
 
@@ -185,7 +211,7 @@ export class RenewalScheduler {
   private onTimer(): void {
     this.timer = undefined;
     for (const lease of [...this.leases.values()]) {
-      if (this.now() - lease.sentAt < lease.leaseTime) continue;
+      if (lease.holds === 0 || this.now() - lease.sentAt < lease.leaseTime) continue;
       this.lose(lease, lease.renew
         ? `no renewal of its ${lease.leaseTime} ms lease succeeded in time`
         : `its ${lease.leaseTime} ms lease ended before it was released`);
@@ -196,9 +222,9 @@ export class RenewalScheduler {
 
   /** One renewal round: every renewed lease, in batches that never mix groups. */
   private async renewAll(): Promise<void> {
-    const groups = new Map<number, Lease[]>();
+    const groups = new Map<number, TrackedLease[]>();
     for (const lease of this.leases.values()) {
-      if (!lease.renew) continue;
+      if (lease.holds === 0 || !lease.renew) continue;
       const group = this.settings.groupOf(lease.name);
       const leases = groups.get(group);
       if (leases) leases.push(lease);
@@ -218,7 +244,7 @@ export class RenewalScheduler {
     }
   }
 
-  private async renewBatch(batch: Lease[]): Promise<void> {
+  private async renewBatch(batch: TrackedLease[]): Promise<void> {
     const sentAt = this.now();
     const leaseTime = this.settings.watchdogTimeout;
     let renewed: boolean[];
@@ -228,23 +254,34 @@ export class RenewalScheduler {
       return; // Transient: the next round retries; a lease past its end is declared lost by the timer.
     }
     batch.forEach((lease, i) => {
-      if (this.leases.get(leaseKey(lease.name, lease.owner)) !== lease || !lease.renew) return; // changed meanwhile
-      if (renewed[i]) Object.assign(lease, { sentAt, leaseTime });
-      else this.lose(lease, 'renewal found it no longer held by its owner');
+      if (lease.holds === 0 || !lease.renew) return; // released or lost meanwhile
+      if (!renewed[i]) return this.lose(lease, 'renewal found it no longer held by its owner');
+      lease.sentAt = sentAt;
+      lease.leaseTime = leaseTime;
     });
   }
 
-  /** Stops tracking a lease; the timer goes with the last one. */
-  private delete(key: string): void {
-    if (!this.leases.delete(key) || this.leases.size > 0 || !this.timer) return;
-    clearTimeout(this.timer);
+  /** The last hold of `lease` is gone: it stays tracked only while acquisitions are in flight. */
+  private drop(lease: TrackedLease): void {
+    lease.listeners = undefined;
+    this.held -= 1;
+    this.dropIfIdle(lease);
+    if (this.held > 0 || !this.timer) return;
+    clearTimeout(this.timer); // the timer goes with the last hold
     this.timer = undefined;
   }
 
-  private lose(lease: Lease, reason: string): void {
-    this.delete(leaseKey(lease.name, lease.owner));
+  private dropIfIdle(lease: TrackedLease): void {
+    if (lease.holds === 0 && lease.inFlight === 0) this.leases.delete(lease.key);
+  }
+
+  private lose(lease: TrackedLease, reason: string): void {
+    if (lease.holds === 0) return;
+    const listeners = lease.listeners;
+    lease.holds = 0;
+    this.drop(lease);
     const error = new LockLostError(`Lock '${lease.name}' was lost: ${reason}`, lease.name, lease.owner);
-    for (const listener of lease.listeners) listener(error);
+    if (listeners) for (const listener of listeners) listener(error);
     this.settings.onLost(error);
   }
 }
