@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ScriptRunner } from '../lib/scripts/runner';
+import { LatchReaper } from '../lib/scripts/latch-reaper';
 import { LockScripts, newRequestId } from '../lib/scripts/lock';
 import { useRedis } from './helpers/fixture';
 import { commandCounts } from './helpers/redis-server';
@@ -117,5 +118,22 @@ describe('lock scripts (reply and Redis state)', () => {
     await scripts.acquire('x', owner, 1_000, 3);
     expect(await scriptCalls()).toEqual([sha0 + 3, eval0 + 1]);
     expect(await admin().hget('x', owner)).toBe('4');
+  });
+});
+
+describe('latch reaper', () => {
+  it('deletes a backlog of latches in bounded DELs, even one too long for a single argument list', async () => {
+    const redis = server().connect();
+    const reaper = new LatchReaper(redis);
+    await admin().mset('latch:first', '1', 'latch:last', '1');
+    const latches = Array.from({ length: 300_000 }, (_, i) => `latch:${i}`);
+    latches[0] = 'latch:first';
+    latches[latches.length - 1] = 'latch:last';
+    const before = await commandCounts(admin());
+    for (const latch of latches) reaper.add(latch); // within one turn of the event loop: one flush takes all
+    await reaper.flush();
+    const after = await commandCounts(admin());
+    expect((after.get('del') ?? 0) - (before.get('del') ?? 0)).toBe(300);
+    expect(await admin().exists('latch:first', 'latch:last')).toBe(0);
   });
 });

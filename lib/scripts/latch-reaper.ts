@@ -2,6 +2,8 @@ import { isCluster, type RedisConnection } from '../connection';
 
 /** How long answered unlocks' latches wait to be deleted together, in ms. */
 const REAP_DELAY_MS = 20;
+/** Most latches per DEL: a bounded command, and an argument list well inside the call-stack limit. */
+const MAX_PER_DEL = 1_000;
 
 /**
  * Deletes the unlock latches of answered unlock calls in batches: one DEL for every latch answered
@@ -30,7 +32,9 @@ export class LatchReaper {
     this.pending = [];
     if (latches.length === 0) return;
     // In a cluster the latches live in different slots, so each needs a DEL of its own.
-    const deletions = isCluster(this.redis) ? latches.map((latch) => this.redis.del(latch)) : [this.redis.del(...latches)];
+    const perDel = isCluster(this.redis) ? 1 : MAX_PER_DEL;
+    const deletions: Promise<number>[] = [];
+    for (let i = 0; i < latches.length; i += perDel) deletions.push(this.redis.del(...latches.slice(i, i + perDel)));
     await Promise.allSettled(deletions);
   }
 }
