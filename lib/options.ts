@@ -93,12 +93,19 @@ export interface CallOptions {
 }
 
 const CALL_KEYS = ['waitTime', 'leaseTime', 'threadId', 'signal'] as const;
+const NO_CALL_OPTIONS: CallOptions = Object.freeze({
+  waitTime: undefined,
+  leaseTime: undefined,
+  threadId: undefined,
+  signal: undefined,
+});
 
 /** Validates the options of one lock call; `allowed` lists the keys this call accepts. */
 export function resolveCallOptions(
   options: TryLockOptions | undefined,
   allowed: readonly (typeof CALL_KEYS)[number][] = CALL_KEYS,
 ): CallOptions {
+  if (options === undefined) return NO_CALL_OPTIONS;
   const given = checkOptionKeys(options, allowed, 'lock options') as TryLockOptions;
   const { waitTime, leaseTime, threadId, signal } = given;
   if (waitTime !== undefined) checkTime('waitTime', waitTime, { min: 0 });

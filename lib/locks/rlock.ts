@@ -200,12 +200,17 @@ export class RLock implements HandleOwner {
    * @internal Completes an acquisition (used by its attempts). One that landed just as the caller
    * gave up (or the client closed) is given back rather than held behind their back, and rejects.
    */
-  concludeAcquisition(threadId: number, unscoped: boolean, signal: AbortSignal | undefined): Promise<never> | undefined {
+  concludeAcquisition(
+    threadId: number,
+    owner: string,
+    unscoped: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<never> | undefined {
     const { lifetime } = this.ctx;
     const cancelledBy = signal?.aborted ? signal : lifetime.aborted ? lifetime : undefined;
     if (cancelledBy) return this.giveBack(threadId, cancelledBy.reason);
     if (unscoped) this.ctx.scopes.rememberUnscoped(this.name, threadId);
-    this.ctx.emit('acquired', { name: this.name, owner: this.owner(threadId) });
+    this.ctx.emit('acquired', { name: this.name, owner });
     return undefined;
   }
 
@@ -251,7 +256,10 @@ class LockAttempts<T> implements AttemptSource<T> {
   conclude(acquired: boolean): T | Promise<T> {
     const { lock, threadId, call, lease } = this;
     if (!acquired || !lease) return this.outcome(lock, undefined, call);
-    return lock.concludeAcquisition(threadId, this.unscoped, call.signal) ?? this.outcome(lock, { threadId, lease }, call);
+    return (
+      lock.concludeAcquisition(threadId, this.owner, this.unscoped, call.signal) ??
+      this.outcome(lock, { threadId, lease }, call)
+    );
   }
 
   abandon(): void {

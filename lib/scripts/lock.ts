@@ -75,9 +75,8 @@ export class LockScripts {
    * Acquires or re-enters; resolves `null` when acquired, else the holder's PTTL (-1: no expiry).
    * `believedHolds` (the owner's holds plus its acquisitions in flight) makes a re-send harmless.
    */
-  async acquire(name: string, owner: string, leaseTime: number, believedHolds: number): Promise<number | null> {
-    const reply = await this.runner.run(ACQUIRE, [name], [leaseTime, owner, believedHolds]);
-    return reply === null ? null : Number(reply);
+  acquire(name: string, owner: string, leaseTime: number, believedHolds: number): Promise<number | null> {
+    return this.runner.run(ACQUIRE, [name], [leaseTime, owner, believedHolds]).then(toTtl);
   }
 
   /**
@@ -97,18 +96,21 @@ export class LockScripts {
    * Releases one hold. Re-running it with the same request id replays the first outcome. Once the
    * publish command is known, the script is sent before this returns, ahead of any later command.
    */
-  async unlock({ name, owner, leaseTime, requestId }: UnlockRequest): Promise<UnlockResult> {
+  unlock(request: UnlockRequest): Promise<UnlockResult> {
+    if (this.publish) return this.sendUnlock(request, this.publish);
+    return this.publishCommand.then((publish) => this.sendUnlock(request, publish));
+  }
+
+  private sendUnlock({ name, owner, leaseTime, requestId }: UnlockRequest, publish: string): Promise<UnlockResult> {
     const latch = unlockLatchKey(name, requestId);
-    const publish = this.publish ?? (await this.publishCommand);
-    const reply = await this.runner.run(
-      UNLOCK,
-      [name, lockChannel(name), latch],
-      [UNLOCK_MESSAGE, leaseTime, owner, publish, UNLOCK_LATCH_TTL],
-    );
-    // The latch only matters to re-sends of a call whose reply was lost; this one has its answer.
-    this.latches.add(latch);
-    if (reply === null) return 'not-held';
-    return Number(reply) === 1 ? 'released' : 'decremented';
+    const keys = [name, lockChannel(name), latch];
+    const args = [UNLOCK_MESSAGE, leaseTime, owner, publish, UNLOCK_LATCH_TTL];
+    return this.runner.run(UNLOCK, keys, args).then((reply) => {
+      // The latch only matters to re-sends of a call whose reply was lost; this one has its answer.
+      this.latches.add(latch);
+      if (reply === null) return 'not-held';
+      return Number(reply) === 1 ? 'released' : 'decremented';
+    });
   }
 
   /** Deletes the lock whoever holds it and wakes a waiter; resolves whether it existed. */
@@ -146,4 +148,9 @@ export class LockScripts {
   async remainTimeToLive(name: string): Promise<number> {
     return this.redis.pttl(name);
   }
+}
+
+/** An acquire script's reply: `null` when acquired, else the holder's PTTL. */
+function toTtl(reply: unknown): number | null {
+  return reply === null ? null : Number(reply);
 }

@@ -26,14 +26,15 @@ export type ScriptArg = string | number;
 export class ScriptRunner {
   constructor(private readonly redis: RedisConnection) {}
 
-  /** Runs `script` with the given KEYS and ARGV and returns its raw reply. */
-  async run(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
-    try {
-      return await this.redis.evalsha(script.sha, keys.length, ...keys, ...args);
-    } catch (error) {
+  /**
+   * Runs `script` with the given KEYS and ARGV and returns its raw reply. The command is written
+   * before this returns (ioredis sends at once on a ready connection).
+   */
+  run(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
+    return this.redis.evalsha(script.sha, keys.length, ...keys, ...args).catch((error: unknown) => {
       if (!isNoScript(error)) throw error;
       return this.runText(script, keys, args);
-    }
+    });
   }
 
   /**
