@@ -14,14 +14,21 @@
 ]]
 local lock = KEYS[1]
 local owner = ARGV[2]
-local held = tonumber(redis.call('hget', lock, owner) or 0)
 
+-- A free lock (the common case) is taken without reading the owner's count.
+if redis.call('exists', lock) == 0 then
+  redis.call('hincrby', lock, owner, 1)
+  redis.call('pexpire', lock, ARGV[1])
+  return nil
+end
+
+local held = tonumber(redis.call('hget', lock, owner) or 0)
 if held > tonumber(ARGV[3]) then
   redis.call('pexpire', lock, ARGV[1])
   return nil
 end
 
-if held > 0 or redis.call('exists', lock) == 0 then
+if held > 0 then
   redis.call('hincrby', lock, owner, 1)
   redis.call('pexpire', lock, ARGV[1])
   return nil

@@ -24,11 +24,13 @@ if replay then
   return tonumber(replay)
 end
 
-if redis.call('hexists', lock, ARGV[3]) == 0 then
+local held = redis.call('hget', lock, ARGV[3])
+if not held then
   return nil
 end
 
-if redis.call('hincrby', lock, ARGV[3], -1) > 0 then
+if tonumber(held) > 1 then
+  redis.call('hincrby', lock, ARGV[3], -1)
   redis.call('pexpire', lock, ARGV[2])
   redis.call('set', latch, 0, 'px', ARGV[5])
   return 0
