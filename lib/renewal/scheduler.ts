@@ -38,7 +38,7 @@ export type LossListener = (error: LockLostError) => void;
 /**
  * One owner's holds on one lock as this client tracks them, from the first acquisition sent until
  * the last hold is released and no acquisition is in flight. Acquisitions and handles keep a
- * reference, so the hot path looks it up once per acquisition and once per release.
+ * reference, so a cycle looks it up once to acquire, and to release only without a handle.
  */
 export class TrackedLease implements LeaseTerm {
   /** Acquisitions counted and not yet released; 0 while only acquisitions in flight keep it tracked. */
