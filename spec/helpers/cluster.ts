@@ -1,9 +1,10 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis, { Cluster, type ClusterOptions } from 'ioredis';
 import { freePort } from './redis-server';
+import { spawnRedis, stopProcess } from './redis-process';
 
 /** One node of a test cluster. */
 export interface ClusterNode {
@@ -43,7 +44,7 @@ export async function startCluster(size = 3): Promise<TestCluster> {
 
   const stop = async (): Promise<void> => {
     for (const connection of connections.splice(0)) connection.disconnect();
-    await Promise.all(processes.splice(0).map((child) => kill(child)));
+    await Promise.all(processes.splice(0).map((child) => stopProcess(child)));
     await rm(dir, { recursive: true, force: true });
   };
 
@@ -73,9 +74,7 @@ export async function startCluster(size = 3): Promise<TestCluster> {
         '--save', '',
         '--appendonly', 'no',
       ];
-      const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-      processes.push(child);
-      await waitForReady(child, port);
+      processes.push(await spawnRedis(args, port, READY_TIMEOUT));
     }
 
     const addresses = nodes.map((n) => `${n.host}:${n.port}`);
@@ -99,40 +98,6 @@ export async function startCluster(size = 3): Promise<TestCluster> {
     },
     stop,
   };
-}
-
-/** Resolves once `redis-server` logs that it accepts connections; rejects with its output otherwise. */
-function waitForReady(child: ChildProcess, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const done = (error?: Error): void => {
-      clearTimeout(timer);
-      child.stdout?.off('data', onData);
-      child.stderr?.off('data', onData);
-      child.off('exit', onExit);
-      child.off('error', onError);
-      // Keep draining the pipes so that a chatty server never blocks on a full pipe.
-      child.stdout?.resume();
-      child.stderr?.resume();
-      if (error) reject(error);
-      else resolve();
-    };
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      if (output.includes('Ready to accept connections')) done();
-    };
-    const onExit = (code: number | null, signal: string | null): void =>
-      done(new Error(`redis-server on port ${port} exited (code ${code}, signal ${signal}) before it was ready:\n${output}`));
-    const onError = (error: Error): void => done(new Error(`could not start redis-server on port ${port}: ${error.message}`));
-    const timer = setTimeout(
-      () => done(new Error(`redis-server on port ${port} not ready after ${READY_TIMEOUT} ms:\n${output}`)),
-      READY_TIMEOUT,
-    );
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', onExit);
-    child.once('error', onError);
-  });
 }
 
 /** Runs a command to completion; rejects with its output when it fails or overruns. */
@@ -171,14 +136,4 @@ async function waitForClusterOk(nodes: readonly ClusterNode[]): Promise<void> {
       redis.disconnect();
     }
   }
-}
-
-/** Terminates a node (SIGTERM, then SIGKILL if it lingers) and waits for it to exit. */
-async function kill(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
 }
