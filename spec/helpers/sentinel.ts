@@ -8,10 +8,6 @@ import { eventually, freePort } from './redis-server';
 
 /** A throwaway Sentinel group for one test file: two servers (master and replica) and one sentinel. */
 export interface TestSentinel {
-  /** The name the sentinel monitors the master under. */
-  readonly name: string;
-  /** Ports of the two data servers, the first master at the start. */
-  readonly ports: readonly [number, number];
   /** Port of the server the sentinel names as master now. */
   masterPort(): Promise<number>;
   /** A connection to the master through the sentinel (`maxRetriesPerRequest: null`); closed by `stop()`. */
@@ -50,7 +46,7 @@ export async function startSentinel(): Promise<TestSentinel> {
     await rm(dir, { recursive: true, force: true });
   };
 
-  const ports: [number, number] = [await freePort(), await freePort()];
+  const ports = [await freePort(), await freePort()];
   const sentinelPort = await freePort();
   let sentinel: Redis;
   try {
@@ -100,8 +96,6 @@ export async function startSentinel(): Promise<TestSentinel> {
   };
 
   return {
-    name: NAME,
-    ports,
     masterPort,
     connect: (options = {}) =>
       track(new Redis({ sentinels: [{ host: HOST, port: sentinelPort }], name: NAME, maxRetriesPerRequest: null, ...options })),
