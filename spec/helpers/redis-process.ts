@@ -18,11 +18,14 @@ export async function spawnRedis(args: readonly string[], port: number, timeoutM
   }
 }
 
-/** Terminates a server (SIGTERM, then SIGKILL if it lingers) and waits for it to exit. */
-export async function stopProcess(child: ChildProcess): Promise<void> {
+/**
+ * Stops a server with `signal` (SIGTERM by default, followed by SIGKILL if it lingers) and waits
+ * for it to exit; SIGKILL drops it on the spot, as a crash would.
+ */
+export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
+  child.kill(signal);
   const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
   await exited;
   clearTimeout(timer);

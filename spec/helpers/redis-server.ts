@@ -1,6 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import Redis, { type RedisOptions } from 'ioredis';
+import { spawnRedis, stopProcess } from './redis-process';
+
+/** Longest wait for a server to start, in ms: generous, the machine running the tests may be loaded. */
+const READY_TIMEOUT = 20_000;
 
 /** A Redis server for one test file: a throwaway `redis-server`, or the one `REDIS_URL` names. */
 export interface TestRedis {
@@ -21,16 +25,10 @@ export async function startRedis(): Promise<TestRedis> {
   const port = external ? 0 : await freePort();
   const launch = async (): Promise<void> => {
     const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--enable-debug-command', 'local'];
-    server = spawn('redis-server', args, {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    await waitForReady(server);
+    server = await spawnRedis(args, port, READY_TIMEOUT);
   };
   const kill = async (signal: NodeJS.Signals): Promise<void> => {
-    if (!server || server.exitCode !== null || server.signalCode !== null) return;
-    const exited = new Promise((resolve) => server!.once('exit', resolve));
-    server.kill(signal);
-    await exited;
+    if (server) await stopProcess(server, signal);
   };
   if (external) {
     url = external;
@@ -69,24 +67,6 @@ export function freePort(): Promise<number> {
       const { port } = probe.address() as { port: number };
       probe.close(() => resolve(port));
     });
-  });
-}
-
-function waitForReady(server: ChildProcess): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString();
-      if (output.includes('Ready to accept connections')) {
-        server.stdout?.off('data', onData);
-        server.stdout?.resume();
-        server.stderr?.resume();
-        resolve();
-      }
-    };
-    server.stdout?.on('data', onData);
-    server.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
-    server.once('error', reject);
   });
 }
 

@@ -106,9 +106,7 @@ export async function startSentinel(): Promise<TestSentinel> {
       const old = await masterPort();
       const child = servers.get(old);
       if (!child) throw new Error(`no server of this group on port ${old}`);
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
+      await stopProcess(child, 'SIGKILL');
       return newMaster(old);
     },
     stop,
