@@ -4,7 +4,8 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: ['lib/index.ts'],
   format: ['cjs', 'esm'],
-  dts: true,
+  // Internals (marked @internal) stay out of the published types: only what index.ts exports.
+  dts: { compilerOptions: { stripInternal: true } },
   clean: true,
   sourcemap: true,
   target: 'node20',

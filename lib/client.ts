@@ -4,14 +4,15 @@ import mitt, { type Emitter, type Handler } from 'mitt';
 import { isCluster, keyPrefixOf, type RedisConnection } from './connection';
 import { ClientClosedError, InvalidArgumentError } from './errors';
 import type { RedissonEvents } from './events';
+import type { LeaseKind } from './leases/lease';
+import { LeaseTracker } from './leases/tracker';
 import type { Closable } from './locks/acquisition';
-import type { LockContext } from './locks/context';
+import type { LockContext, LockKind } from './locks/context';
+import { HoldLedger } from './locks/hold-ledger';
 import { RLock } from './locks/rlock';
 import { checkName, resolveOptions, type RedissonOptions, type ResolvedOptions } from './options';
 import { OwnerScopes } from './owner';
 import { PubSubManager } from './pubsub/manager';
-import { RenewalScheduler } from './renewal/scheduler';
-import { LockScripts } from './scripts/lock';
 import { ScriptRunner } from './scripts/runner';
 
 /** Counts of what a client is holding on to, for monitoring and leak checks. */
@@ -20,7 +21,7 @@ export interface ClientDiagnostics {
   channels: number;
   /** Waiters parked on those channels. */
   waiters: number;
-  /** Leases tracked by the watchdog (renewed or awaiting their end). */
+  /** Leases tracked (renewed by the watchdog, or awaiting the end of an explicit lease). */
   leases: number;
 }
 
@@ -38,7 +39,9 @@ export class RedissonClient {
   private readonly pending = new Set<Closable>();
   private readonly scopes = new OwnerScopes();
   private readonly pubsub: PubSubManager;
-  private readonly renewal: RenewalScheduler;
+  private readonly leases: LeaseTracker;
+  private readonly scripts: ScriptRunner;
+  private readonly ledgers = new Map<LockKind, HoldLedger>();
   private readonly context: LockContext;
 
   constructor(redis: RedisConnection, options?: RedissonOptions) {
@@ -46,32 +49,36 @@ export class RedissonClient {
       throw new InvalidArgumentError('RedissonClient needs an ioredis Redis or Cluster connection');
     }
     this.options = resolveOptions(options);
+    const { logger } = this.options;
     const sharded = useShardedPubSub(redis, this.options.shardedPubSub);
-    const scripts = new LockScripts(redis, new ScriptRunner(redis), sharded.then((on) => (on ? 'SPUBLISH' : 'PUBLISH')));
+    this.scripts = new ScriptRunner(redis, sharded.then((on) => (on ? 'SPUBLISH' : 'PUBLISH')));
     this.pubsub = new PubSubManager(redis, {
       sharded,
       subscriptionTimeout: this.options.subscriptionTimeout,
       onReconnect: (channels) => this.emit('subscriberReconnected', { channels }),
+      onError: (error, what) => logger.debug(`pub/sub: ${what} failed`, { error }),
     });
-    this.renewal = new RenewalScheduler({
-      watchdogTimeout: this.options.lockWatchdogTimeout,
+    this.leases = new LeaseTracker({
+      renewalLease: this.options.lockWatchdogTimeout,
       batchSize: this.options.lockWatchdogBatchSize,
       groupOf: slotGrouping(redis),
-      renew: (names, owners, leaseTime) => scripts.renew(names, owners, leaseTime),
       onLost: (error) => {
         this.scopes.forgetUnscoped(error.lockName, Number(error.owner.slice(this.id.length + 1)));
         this.emit('lockLost', { name: error.lockName, owner: error.owner, error });
       },
+      onRenewalError: (error) => logger.debug('lease renewal failed; retrying next period', { error }),
     });
     this.context = {
       clientId: this.id,
       options: this.options,
-      scripts,
-      renewal: this.renewal,
+      scripts: this.scripts,
+      leases: this.leases,
       scopes: this.scopes,
+      logger,
       pubsub: this.pubsub,
       lifetime: this.lifetime.signal,
       pending: this.pending,
+      ledger: (kind) => this.ledgerOf(kind),
       emit: (type, event) => this.emit(type, event),
     };
   }
@@ -107,7 +114,7 @@ export class RedissonClient {
 
   /** What the client is holding on to right now. */
   diagnostics(): ClientDiagnostics {
-    return { ...this.pubsub.stats, leases: this.renewal.size };
+    return { ...this.pubsub.stats, leases: this.leases.size };
   }
 
   /**
@@ -121,9 +128,20 @@ export class RedissonClient {
     const closed = new ClientClosedError();
     this.lifetime.abort(closed);
     for (const acquisition of [...this.pending]) acquisition.close(closed);
-    this.renewal.shutdown();
-    await Promise.all([this.pubsub.shutdown(), this.context.scripts.flush()]);
+    this.leases.shutdown();
+    await Promise.all([this.pubsub.shutdown(), this.scripts.flush()]);
     this.emitter.all.clear();
+  }
+
+  /** The hold ledger of `kind`, made on first use with a lease kind that renews through `kind`. */
+  private ledgerOf(kind: LockKind): HoldLedger {
+    let ledger = this.ledgers.get(kind);
+    if (!ledger) {
+      const leaseKind: LeaseKind = { noun: 'Lock', renew: (batch, leaseTime) => kind.renew(this.scripts, batch, leaseTime) };
+      ledger = new HoldLedger(this.leases, leaseKind);
+      this.ledgers.set(kind, ledger);
+    }
+    return ledger;
   }
 
   private assertOpen(): void {

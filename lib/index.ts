@@ -10,6 +10,7 @@ export {
   type RedissonErrorCode,
 } from './errors';
 export type { LockEvent, RedissonEvents } from './events';
+export { BaseLock } from './locks/base-lock';
 export { LockHandle } from './locks/handle';
 export { RLock } from './locks/rlock';
 export {
@@ -18,7 +19,9 @@ export {
   MAX_TIME_MS,
   type AcquireOptions,
   type LockOptions,
+  type Logger,
   type OwnerOptions,
   type RedissonOptions,
+  type ResolvedOptions,
   type TryLockOptions,
 } from './options';

@@ -27,7 +27,21 @@ export interface RedissonOptions {
    * @default 'auto'
    */
   shardedPubSub?: 'auto' | 'on' | 'off';
+  /**
+   * Told, at debug level, of every error the library recovers from by itself (a failed renewal
+   * round, UNSUBSCRIBE or clean-up, a subscriber connection error), with what it was doing.
+   * @default a logger that drops everything
+   */
+  logger?: Logger;
 }
+
+/** A debug-level logger hook; `console` fits, as do pino, winston and `debug` adapters. */
+export interface Logger {
+  debug(message: string, details?: Record<string, unknown>): void;
+}
+
+/** The default logger: drops everything. */
+const SILENT: Logger = Object.freeze({ debug: () => undefined });
 
 /** Resolved client options. */
 export type ResolvedOptions = Readonly<Required<RedissonOptions>>;
@@ -38,6 +52,7 @@ export const DEFAULTS: ResolvedOptions = Object.freeze({
   lockWatchdogBatchSize: 100,
   subscriptionTimeout: 7_500,
   shardedPubSub: 'auto',
+  logger: SILENT,
 });
 
 /** Options of `lock()` and `acquire()`. */
@@ -78,6 +93,9 @@ export function resolveOptions(options: RedissonOptions | undefined): ResolvedOp
   checkTime('lockWatchdogTimeout', resolved.lockWatchdogTimeout, { min: 1 });
   checkInteger('lockWatchdogBatchSize', resolved.lockWatchdogBatchSize, 1, 10_000);
   checkTime('subscriptionTimeout', resolved.subscriptionTimeout, { min: 1 });
+  if (typeof (resolved.logger as Partial<Logger> | null)?.debug !== 'function') {
+    throw new InvalidArgumentError('logger must be an object with a debug(message, details) method');
+  }
   if (!SHARDED_MODES.includes(resolved.shardedPubSub)) {
     throw new InvalidArgumentError(`shardedPubSub must be one of ${SHARDED_MODES.join(', ')}`);
   }

@@ -3,9 +3,10 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import Redis from 'ioredis';
 import { LockNotHeldError, RedissonClient } from '../lib';
-import { HANDOFF_STREAK, PubSubManager, type WakePolicy } from '../lib/pubsub/manager';
-import type { HandOff } from '../lib/pubsub/hand-off';
-import type { Waiter } from '../lib/pubsub/wait-queue';
+import { HANDOFF_STREAK, LocalHandOff, type HandOff } from '../lib/locks/hand-off';
+import { PubSubManager } from '../lib/pubsub/manager';
+import type { AttemptReport, Waiter } from '../lib/pubsub/wait-queue';
+import { wakeOne } from '../lib/pubsub/wake';
 import { delay, useRedis } from './helpers/fixture';
 import { ChaosProxy } from './helpers/proxy';
 import { eventually, expectUnsubscribed } from './helpers/redis-server';
@@ -109,15 +110,15 @@ describe('local hand-off: a release passed straight to the next waiter of the sa
 class RecordingWaiter implements Waiter {
   wakes = 0;
   handOffs: HandOff[] = [];
-  wake(handOff?: HandOff): void {
+  wake(report?: AttemptReport): void {
     this.wakes += 1;
-    if (handOff) this.handOffs.push(handOff);
+    if (report) this.handOffs.push(report as HandOff);
   }
   close(): void {}
 }
 
 describe('hand-off accounting of the release message', () => {
-  const wakeOne: WakePolicy = () => 1;
+  const withHandOff = LocalHandOff.over(wakeOne);
   let manager: PubSubManager;
 
   beforeEach(() => {
@@ -126,6 +127,7 @@ describe('hand-off accounting of the release message', () => {
       sharded: Promise.resolve(false),
       subscriptionTimeout: 5_000,
       onReconnect: () => undefined,
+      onError: () => undefined,
     });
   });
   afterEach(async () => {
@@ -133,10 +135,13 @@ describe('hand-off accounting of the release message', () => {
   });
 
   /** Two waiters parked on `channel`, the first of them handed a release. */
+  /** The hand-off strategy of a confirmed channel. */
+  const handOffOf = (channel: string): LocalHandOff => manager.strategyOf(channel) as LocalHandOff;
+
   async function handedOn(channel: string): Promise<{ handOff: HandOff; first: RecordingWaiter; second: RecordingWaiter }> {
     const [first, second] = [new RecordingWaiter(), new RecordingWaiter()];
-    for (const waiter of [first, second]) expect((await manager.subscribe(channel, wakeOne, 5_000)).park(waiter)).toBe(true);
-    const handOff = manager.handOff(channel);
+    for (const waiter of [first, second]) expect((await manager.subscribe(channel, withHandOff, 5_000)).park(waiter)).toBe(true);
+    const handOff = handOffOf(channel).handOff();
     expect(handOff).toBeDefined();
     expect(first.handOffs).toEqual([handOff]);
     expect(second.wakes).toBe(0);
@@ -199,15 +204,15 @@ describe('hand-off accounting of the release message', () => {
 
   it(`hands on at most ${HANDOFF_STREAK} releases in a row, then leaves one to the message`, async () => {
     const waiters = Array.from({ length: HANDOFF_STREAK + 2 }, () => new RecordingWaiter());
-    for (const waiter of waiters) (await manager.subscribe('c:streak', wakeOne, 5_000)).park(waiter);
+    for (const waiter of waiters) (await manager.subscribe('c:streak', withHandOff, 5_000)).park(waiter);
     for (let i = 0; i < HANDOFF_STREAK; i++) {
-      const handOff = manager.handOff('c:streak');
+      const handOff = handOffOf('c:streak').handOff();
       expect(handOff).toBeDefined();
       handOff!.unlocked(false);
       handOff!.attempted(false);
     }
-    expect(manager.handOff('c:streak')).toBeUndefined();
-    expect(manager.handOff('c:streak')).toBeDefined();
+    expect(handOffOf('c:streak').handOff()).toBeUndefined();
+    expect(handOffOf('c:streak').handOff()).toBeDefined();
     expect(waiters.map((w) => w.wakes)).toEqual([...Array<number>(HANDOFF_STREAK + 1).fill(1), 0]);
   });
 });

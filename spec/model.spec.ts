@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type Redis from 'ioredis';
-import { LockScripts, newRequestId, type UnlockRequest, type UnlockResult } from '../lib/scripts/lock';
-import { ScriptRunner } from '../lib/scripts/runner';
+import { newRequestId, type UnlockRequest, type UnlockResult } from '../lib/scripts/lock';
+import { lockScripts, lostReplyRunner, plainRunner, type LockScriptsUnderTest } from './helpers/lock-scripts';
 import { useRedis } from './helpers/fixture';
 
 /*
@@ -244,19 +244,16 @@ describe('RLock scripts against an in-memory model', () => {
   const clientB = randomUUID();
   const owners = [`${clientA}:1`, `${clientA}:2`, `${clientB}:1`];
   let conn: Redis;
-  let scripts: LockScripts;
-  let lostReply: LockScripts;
+  let scripts: LockScriptsUnderTest;
+  let lostReply: LockScriptsUnderTest;
   let subscriber: Redis;
   const messages: [channel: string, message: string][] = [];
 
   beforeAll(async () => {
     conn = server().connect();
-    const runner = new ScriptRunner(conn);
-    scripts = new LockScripts(conn, runner, Promise.resolve('PUBLISH'));
-    // Same scripts on the same connection, but the caller "never saw the reply": LockScripts only
-    // uses its connection to delete answered unlock latches, so here that DEL does nothing.
-    const noLatchDelete = { del: () => Promise.resolve(0) } as unknown as Redis;
-    lostReply = new LockScripts(noLatchDelete, runner, Promise.resolve('PUBLISH'));
+    scripts = lockScripts(plainRunner(conn));
+    // Same scripts on the same connection, but the caller "never saw the reply": its latches stay.
+    lostReply = lockScripts(lostReplyRunner(conn));
     subscriber = server().connect();
     subscriber.on('pmessage', (_pattern: string, channel: string, message: string) => messages.push([channel, message]));
     await subscriber.psubscribe('redisson_lock__channel:*');

@@ -1,20 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { ScriptRunner } from '../lib/scripts/runner';
 import { LatchReaper } from '../lib/scripts/latch-reaper';
-import { LockScripts, newRequestId } from '../lib/scripts/lock';
+import { newRequestId } from '../lib/scripts/lock';
+import { lockScripts, lostReplyRunner, plainRunner, type LockScriptsUnderTest } from './helpers/lock-scripts';
 import { useRedis } from './helpers/fixture';
 import { commandCounts } from './helpers/redis-server';
 
 const { admin, server } = useRedis();
 
 describe('lock scripts (reply and Redis state)', () => {
-  let scripts: LockScripts;
+  let scripts: LockScriptsUnderTest;
   const owner = `${randomUUID()}:1`;
   const other = `${randomUUID()}:2`;
 
   beforeEach(() => {
     const redis = server().connect();
-    scripts = new LockScripts(redis, new ScriptRunner(redis), Promise.resolve('PUBLISH'));
+    scripts = lockScripts(plainRunner(redis));
   });
 
   it('acquire: nil and a hash field with count and lease; reentry increments; others get the PTTL', async () => {
@@ -45,11 +45,8 @@ describe('lock scripts (reply and Redis state)', () => {
     await scripts.acquire('r', owner, 10_000, 0);
     const requestId = newRequestId();
     const latch = `redisson_unlock_latch:{r}:${requestId}`;
-    const redis = server().connect();
-    const runner = new ScriptRunner(redis);
     // A lost reply: the script ran, but the caller never learned it (so the latch was not deleted).
-    const silent = new LockScripts(redis, runner, Promise.resolve('PUBLISH'));
-    jest.spyOn(redis, 'del').mockImplementationOnce(() => Promise.resolve(0) as never);
+    const silent = lockScripts(lostReplyRunner(server().connect()));
     expect(await silent.unlock({ name: 'r', owner, leaseTime: 30_000, requestId })).toBe('released');
     expect(await admin().get(latch)).toBe('1');
     const latchTtl = await admin().pttl(latch);

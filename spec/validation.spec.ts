@@ -65,7 +65,9 @@ describe('client options', () => {
       lockWatchdogBatchSize: 100,
       subscriptionTimeout: 7_500,
       shardedPubSub: 'auto',
+      logger: DEFAULTS.logger,
     });
+    expect(() => redisson.options.logger.debug('dropped')).not.toThrow();
     expect(Object.isFrozen(DEFAULTS)).toBe(true);
     expect(Object.isFrozen(redisson.options)).toBe(true);
   });

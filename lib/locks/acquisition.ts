@@ -1,7 +1,7 @@
 import { MAX_TIME_MS } from '../options';
-import type { HandOff } from '../pubsub/hand-off';
-import type { PubSubManager, Subscription, WakePolicy } from '../pubsub/manager';
-import type { Waiter } from '../pubsub/wait-queue';
+import type { PubSubManager, Subscription } from '../pubsub/manager';
+import type { AttemptReport, Waiter } from '../pubsub/wait-queue';
+import type { WakePolicy } from '../pubsub/wake';
 
 /** Runs the acquire attempts of one acquisition, and makes what it resolves. */
 export interface AttemptSource<T> {
@@ -14,7 +14,23 @@ export interface AttemptSource<T> {
   abandon(): void;
   /** What the acquisition resolves once it acquired (`true`) or its wait time ran out (`false`). */
   conclude(acquired: boolean): T | Promise<T>;
+  /**
+   * Told once when the acquisition ends without acquiring, whichever way (time-out, abort, error,
+   * shutdown), before it settles: the place to undo what waiting left in Redis.
+   */
+  gaveUp?(): void;
 }
+
+/** Delays between re-checks when there is no channel to wait on (or no subscription could be made). */
+export type BackOff = (failures: number) => number;
+
+/** Bounds of the re-check back-off used when no subscription could be made. */
+const FALLBACK_MIN_MS = 25;
+const FALLBACK_MAX_MS = 1_000;
+
+/** Doubling from 25 ms to 1 s, each delay jittered by ±50 %. */
+export const fallbackBackOff: BackOff = (failures) =>
+  Math.min(FALLBACK_MIN_MS * 2 ** failures, FALLBACK_MAX_MS) * (0.5 + Math.random());
 
 /** Something in progress that the client's shutdown must end at once. */
 export interface Closable {
@@ -33,20 +49,18 @@ export interface WaitContext {
 /** One acquisition's wait. */
 export interface WaitRequest<T> {
   attempts: AttemptSource<T>;
-  /** Channel whose messages announce a release. */
-  channel: string;
+  /** Channel whose messages announce a release; `undefined`: re-check on `backOff` alone (spin). */
+  channel: string | undefined;
   /** How messages on `channel` wake local waiters. */
   policy: WakePolicy;
+  /** Delays between re-checks without a subscription. */
+  backOff: BackOff;
   /** Longest wait in ms; `undefined`: as long as it takes. */
   waitTime: number | undefined;
   /** Longest time in ms to wait for a turn behind local waiters before trying anyway (the lease). */
   turnBound: number;
   signal: AbortSignal | undefined;
 }
-
-/** Bounds of the re-check back-off used when no subscription could be made. */
-const FALLBACK_MIN_MS = 25;
-const FALLBACK_MAX_MS = 1_000;
 
 /**
  * Tries to acquire, and while it cannot, waits for a release message on the channel, each wait
@@ -69,14 +83,15 @@ class Acquisition<T> implements Waiter, Closable {
   private reject!: (error: unknown) => void;
   private readonly deadline: number;
   private subscription: Subscription | undefined;
-  /** No subscription could be made: re-check on a timer instead. */
-  private degraded = false;
-  private fallbackDelay = FALLBACK_MIN_MS;
+  /** No channel, or no subscription could be made: re-check on a timer instead. */
+  private degraded: boolean;
+  /** Re-checks so far without a subscription. */
+  private failures = 0;
   /** Parked behind local waiters before the first attempt. */
   private queueFirst = false;
   private attempting = false;
-  /** The local release this attempt follows, told of its outcome. */
-  private handOff: HandOff | undefined;
+  /** Who woke this attempt and wants its outcome (a local hand-off). */
+  private report: AttemptReport | undefined;
   private timer: NodeJS.Timeout | undefined;
   private done = false;
 
@@ -89,6 +104,7 @@ class Acquisition<T> implements Waiter, Closable {
       this.reject = reject;
     });
     const { waitTime, signal } = request;
+    this.degraded = request.channel === undefined;
     this.deadline = waitTime === undefined ? Infinity : performance.now() + waitTime;
     const stoppedBy = signal?.aborted ? signal : ctx.lifetime.aborted ? ctx.lifetime : undefined;
     if (stoppedBy) {
@@ -100,15 +116,15 @@ class Acquisition<T> implements Waiter, Closable {
     ctx.pending.add(this);
     // Behind local waiters, a newcomer takes its place in line instead of barging: its attempt would
     // beat theirs (it goes out at once, theirs only after the release message), starving them.
-    this.queueFirst = waitTime !== 0 && ctx.pubsub.hasWaiters(request.channel);
+    this.queueFirst = waitTime !== 0 && request.channel !== undefined && ctx.pubsub.hasWaiters(request.channel);
     if (this.queueFirst) this.subscribe();
     else this.attempt();
   }
 
   /** Woken by a release message, or handed a local release: try again at once. */
-  wake(handOff?: HandOff): void {
+  wake(report?: AttemptReport): void {
     this.clearTimer();
-    this.handOff = handOff;
+    this.report = report;
     this.attempt();
   }
 
@@ -130,7 +146,7 @@ class Acquisition<T> implements Waiter, Closable {
   }
 
   private attempt(): void {
-    if (this.done) return this.reportHandOff(false);
+    if (this.done) return this.reportAttempt(false);
     this.queueFirst = false;
     this.attempting = true;
     this.request.attempts.attempt().then(
@@ -141,7 +157,7 @@ class Acquisition<T> implements Waiter, Closable {
 
   private attempted(ttl: number | null): void {
     this.attempting = false;
-    this.reportHandOff(ttl === null);
+    this.reportAttempt(ttl === null);
     if (this.done) return;
     if (ttl === null) return this.settle(true);
     const left = this.deadline - performance.now();
@@ -152,18 +168,19 @@ class Acquisition<T> implements Waiter, Closable {
 
   private attemptFailed(error: unknown): void {
     this.attempting = false;
-    this.reportHandOff(false);
+    this.reportAttempt(false);
     this.fail(error);
   }
 
-  private reportHandOff(acquired: boolean): void {
-    const handOff = this.handOff;
-    this.handOff = undefined;
-    handOff?.attempted(acquired);
+  private reportAttempt(acquired: boolean): void {
+    const report = this.report;
+    this.report = undefined;
+    report?.attempted(acquired);
   }
 
   private subscribe(): void {
     const { channel, policy, signal } = this.request;
+    if (channel === undefined) return;
     this.ctx.pubsub.subscribe(channel, policy, this.deadline - performance.now(), signal).then(
       (subscription) => this.subscribed(subscription),
       () => this.subscribeFailed(),
@@ -193,8 +210,8 @@ class Acquisition<T> implements Waiter, Closable {
       }
       this.startTimer(bound);
     } else {
-      this.startTimer(Math.min(bound, this.fallbackDelay * (0.5 + Math.random())));
-      this.fallbackDelay = Math.min(this.fallbackDelay * 2, FALLBACK_MAX_MS);
+      this.startTimer(Math.min(bound, this.request.backOff(this.failures)));
+      this.failures += 1;
     }
   }
 
@@ -235,6 +252,7 @@ class Acquisition<T> implements Waiter, Closable {
     this.request.signal?.removeEventListener('abort', this);
     this.ctx.pending.delete(this);
     this.subscription?.release(acquired);
+    if (!acquired) this.request.attempts.gaveUp?.();
     return true;
   }
 }

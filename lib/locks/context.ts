@@ -1,16 +1,30 @@
 import type { RedissonEvents } from '../events';
-import type { ResolvedOptions } from '../options';
+import type { Lease } from '../leases/lease';
+import type { LeaseTracker } from '../leases/tracker';
+import type { Logger, ResolvedOptions } from '../options';
 import type { OwnerScopes } from '../owner';
-import type { RenewalScheduler } from '../renewal/scheduler';
-import type { LockScripts } from '../scripts/lock';
+import type { ScriptRunner } from '../scripts/runner';
 import type { WaitContext } from './acquisition';
+import type { HoldLedger } from './hold-ledger';
 
-/** What a lock needs from the client that made it. */
+/** What a kind of lock tells the kernel about its holds: how to renew them. */
+export interface LockKind {
+  /** Extends every hold of the batch its owner still has, to `leaseTime` ms; one flag per hold. */
+  renew(scripts: ScriptRunner, batch: readonly Lease[], leaseTime: number): Promise<boolean[]>;
+}
+
+/** What a lock (or any primitive) needs from the client that made it. */
 export interface LockContext extends WaitContext {
   readonly clientId: string;
   readonly options: ResolvedOptions;
-  readonly scripts: LockScripts;
-  readonly renewal: RenewalScheduler;
+  /** The one script runner, with the publish command and the latch reaper. */
+  readonly scripts: ScriptRunner;
+  /** Every lease of the client. */
+  readonly leases: LeaseTracker;
   readonly scopes: OwnerScopes;
+  /** Where what the library recovers from is reported. */
+  readonly logger: Logger;
+  /** The client's hold ledger for locks of `kind` (one per kind, made on first use). */
+  ledger(kind: LockKind): HoldLedger;
   emit<K extends keyof RedissonEvents>(type: K, event: RedissonEvents[K]): void;
 }

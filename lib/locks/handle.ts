@@ -1,14 +1,14 @@
 import { LockNotHeldError, type LockLostError } from '../errors';
-import type { TrackedLease } from '../renewal/scheduler';
+import type { Lease } from '../leases/lease';
 
-/** What a handle needs from the lock that issued it. */
+/** @internal What a handle needs from the lock that issued it. */
 export interface HandleOwner {
   readonly name: string;
   /**
    * Releases one hold of `threadId`, counted in `lease`; rejects with `LockNotHeldError` when it
    * holds none.
    */
-  releaseHold(threadId: number, lease: TrackedLease): Promise<void>;
+  releaseHold(threadId: number, lease: Lease): Promise<void>;
 }
 
 /**
@@ -31,7 +31,7 @@ export class LockHandle implements AsyncDisposable {
     /** Thread id of the owner token `<clientId>:<threadId>` this handle holds. */
     readonly threadId: number,
     /** The lease the hold is counted in, which tells the handle of its loss. */
-    private readonly lease: TrackedLease,
+    private readonly lease: Lease,
   ) {
     this.name = lock.name;
     lease.watch(this.onLost);

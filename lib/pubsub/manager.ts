@@ -2,11 +2,8 @@ import { setMaxListeners } from 'node:events';
 import { isCluster, keyPrefixOf, type RedisConnection } from '../connection';
 import { ClientClosedError } from '../errors';
 import { within } from '../util/guarded';
-import { HandOff } from './hand-off';
 import { WaitQueue, type Waiter } from './wait-queue';
-
-/** How many local waiters a message wakes: a count, or `Infinity` for all of them. */
-export type WakePolicy = (message: string) => number;
+import type { ChannelWaiters, WakePolicy, WakeStrategy } from './wake';
 
 /** One waiter's share of a channel subscription. */
 export interface Subscription {
@@ -40,35 +37,41 @@ export interface PubSubSettings {
   subscriptionTimeout: number;
   /** Called after the subscriber reconnected, re-subscribed and woke every waiter. */
   onReconnect(channels: number): void;
+  /** Told of an error recovered from (a failed UNSUBSCRIBE or re-SUBSCRIBE, a connection error). */
+  onError(error: unknown, what: string): void;
 }
 
-interface ChannelEntry {
-  refs: number;
-  readonly queue: WaitQueue;
-  readonly policy: WakePolicy;
-  readonly subscribed: Promise<unknown>;
+/** One subscribed channel: its shares, its wait queue and the strategy its messages wake by. */
+class ChannelEntry implements ChannelWaiters {
+  refs = 0;
+  readonly queue = new WaitQueue();
+  readonly strategy: WakeStrategy;
   /** Whether the SUBSCRIBE reply has come: later shares need not wait for it. */
-  confirmed: boolean;
-  /** Messages still to come that local hand-offs have used already (see {@link HandOff}). */
-  echoes: number;
-  /** Until when (monotonic ms) those echoes are expected; later messages are heeded. */
-  echoesUntil: number;
-  /** Hand-offs whose outcome is not known yet; messages that come meanwhile wait for them. */
-  handOffs: number;
-  /** Messages held back until the hand-offs in flight settle. */
-  readonly held: string[];
-  /** Hand-offs in a row since a release was last left to the message. */
-  streak: number;
+  confirmed = false;
+
+  constructor(
+    policy: WakePolicy,
+    readonly subscribed: Promise<unknown>,
+  ) {
+    this.strategy = policy(this);
+  }
+
+  get shares(): number {
+    return this.refs;
+  }
+
+  get parked(): number {
+    return this.queue.size;
+  }
+
+  wake(count: number): void {
+    this.queue.wake(count, Math.max(this.refs - this.queue.size, 1));
+  }
+
+  shift(): Waiter | undefined {
+    return this.queue.shift();
+  }
 }
-
-/** How long the echo of a local hand-off may take to arrive before other messages count again. */
-const ECHO_WINDOW_MS = 1_000;
-
-/**
- * Local hand-offs in a row, at most, before one release is left to its message, which wakes this
- * client's next waiter and every other process's alike: a busy process cannot keep the lock to itself.
- */
-export const HANDOFF_STREAK = 8;
 
 /** One waiter's share of a channel: a small object rather than closures, as thousands may wait. */
 class ChannelShare implements Subscription {
@@ -108,8 +111,6 @@ export class PubSubManager {
   private readonly leaveChannel = (name: string, entry: ChannelEntry): void => this.leave(name, entry);
   /** TCP connections the subscriber has made; any after the first means its subscriptions were lost. */
   private connections = 0;
-  /** Reconnects so far (re-subscriptions after a lost connection). */
-  private reconnects = 0;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -147,19 +148,7 @@ export class PubSubManager {
     const name = this.prefix + channel;
     let entry = this.entries.get(name);
     if (!entry) {
-      const subscribed = this.send('subscribe', [name]);
-      const created: ChannelEntry = {
-        refs: 0,
-        queue: new WaitQueue(),
-        policy,
-        subscribed,
-        confirmed: false,
-        echoes: 0,
-        echoesUntil: 0,
-        handOffs: 0,
-        held: [],
-        streak: 0,
-      };
+      const created = new ChannelEntry(policy, this.send('subscribe', [name]));
       created.subscribed.then(
         () => (created.confirmed = true),
         () => this.forget(name, created),
@@ -181,27 +170,12 @@ export class PubSubManager {
   }
 
   /**
-   * Call right after sending a release of `channel`'s lock that should free it. Wakes the oldest
-   * local waiter now, so that its attempt follows the release on the same connection, and returns
-   * the {@link HandOff} to tell the release's outcome; `undefined` when no waiter was handed the
-   * turn (none parked, no confirmed subscription to account for the message, or this release is
-   * the one of the streak left to the message).
+   * The wake strategy of `channel` once its SUBSCRIBE was confirmed (so that every message from now
+   * on reaches it); `undefined` before, or when no local waiter shares the channel.
    */
-  handOff(channel: string): HandOff | undefined {
+  strategyOf(channel: string): WakeStrategy | undefined {
     const entry = this.entries.get(this.prefix + channel);
-    if (!entry?.confirmed) return undefined;
-    const waiter = entry.streak < HANDOFF_STREAK ? entry.queue.shift() : undefined;
-    if (!waiter) {
-      entry.streak = 0;
-      return undefined;
-    }
-    entry.streak += 1;
-    entry.handOffs += 1;
-    const reconnects = this.reconnects;
-    // Across a reconnect the message may be lost, so none is expected then.
-    const handOff = new HandOff((consumed) => this.settle(entry, consumed && reconnects === this.reconnects));
-    waiter.wake(handOff);
-    return handOff;
+    return entry?.confirmed ? entry.strategy : undefined;
   }
 
   /**
@@ -233,7 +207,7 @@ export class PubSubManager {
     setImmediate(() => {
       if (entry.refs > 0 || this.entries.get(name) !== entry || this.lifetime.signal.aborted) return;
       this.entries.delete(name);
-      this.send('unsubscribe', [name]).catch(() => undefined);
+      this.send('unsubscribe', [name]).catch((error: unknown) => this.settings.onError(error, `UNSUBSCRIBE ${name}`));
     });
   }
 
@@ -244,51 +218,17 @@ export class PubSubManager {
 
   private onMessage(channel: string, message: string): void {
     const entry = this.entries.get(channel);
-    if (!entry) return;
-    if (entry.handOffs > 0) entry.held.push(message);
-    else this.accept(entry, message);
-  }
-
-  /**
-   * A hand-off's outcome is known: if its waiter took the lock the release freed, that release's
-   * message is used up, whether it came already (and is held) or is still to come.
-   */
-  private settle(entry: ChannelEntry, consumed: boolean): void {
-    entry.handOffs -= 1;
-    if (consumed) {
-      if (entry.held.length > 0) entry.held.shift();
-      else {
-        entry.echoes += 1;
-        entry.echoesUntil = performance.now() + ECHO_WINDOW_MS;
-      }
-    }
-    if (entry.handOffs > 0) return;
-    for (const message of entry.held.splice(0)) this.accept(entry, message);
-  }
-
-  /** A message no hand-off is waiting for: passed over if it is an expected echo, else delivered. */
-  private accept(entry: ChannelEntry, message: string): void {
-    if (entry.echoes > 0) {
-      entry.echoes -= 1;
-      if (performance.now() <= entry.echoesUntil) return;
-    }
-    this.deliver(entry, message);
-  }
-
-  /** Wakes local waiters as the channel's policy says; a wake-up nobody takes is kept as a permit. */
-  private deliver(entry: ChannelEntry, message: string): void {
-    const unparked = entry.refs - entry.queue.size;
-    entry.queue.wake(entry.policy(message), Math.max(unparked, 1));
+    entry?.strategy.deliver(message, entry);
   }
 
   /** After a reconnect: subscribe every channel again, then wake everyone (messages in the gap are lost). */
   private async onReconnect(): Promise<void> {
     const names = [...this.entries.keys()];
-    if (names.length > 0) await this.send('subscribe', names).catch(() => undefined);
-    this.reconnects += 1;
+    if (names.length > 0) {
+      await this.send('subscribe', names).catch((error: unknown) => this.settings.onError(error, 're-SUBSCRIBE'));
+    }
     for (const entry of this.entries.values()) {
-      entry.echoes = 0;
-      entry.held.length = 0;
+      entry.strategy.reset?.();
       entry.queue.wake(Infinity, entry.refs - entry.queue.size);
     }
     this.settings.onReconnect(names.length);
@@ -319,7 +259,7 @@ export class PubSubManager {
       if (this.connections > 1) void this.onReconnect();
     });
     // Connection errors are retried by ioredis; waiters are covered by their TTL-bounded waits.
-    subscriber.on('error', () => undefined);
+    subscriber.on('error', (error: unknown) => this.settings.onError(error, 'subscriber connection'));
     this.subscriber = subscriber;
     return subscriber;
   }

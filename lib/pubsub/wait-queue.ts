@@ -1,12 +1,15 @@
-import type { HandOff } from './hand-off';
+/** Told whether the attempt a wake-up started succeeded; see {@link Waiter.wake}. */
+export interface AttemptReport {
+  attempted(succeeded: boolean): void;
+}
 
 /** A waiter parked on a channel; it keeps its own timer, if any. */
 export interface Waiter {
   /**
-   * Woken by a message (or a turn passed on); already out of the queue. With `handOff`, woken as
-   * this client's release was sent: the attempt must report its outcome there.
+   * Woken by a message (or a turn passed on); already out of the queue. With `report`, the one who
+   * woke it wants to know whether the attempt this wake-up starts succeeds.
    */
-  wake(handOff?: HandOff): void;
+  wake(report?: AttemptReport): void;
   /** The queue closed (the client is shutting down); already out of the queue. */
   close(error: Error): void;
 }

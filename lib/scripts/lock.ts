@@ -4,9 +4,8 @@ import forceUnlockSource from '../../lua/lock/force-unlock.lua';
 import renewSource from '../../lua/lock/renew.lua';
 import trimSource from '../../lua/lock/trim.lua';
 import unlockSource from '../../lua/lock/unlock.lua';
-import type { RedisConnection } from '../connection';
 import { UNLOCK_MESSAGE, lockChannel, unlockLatchKey } from '../keys';
-import { LatchReaper } from './latch-reaper';
+import { toFlag, toFlags, toInteger, toIntegerOrNull, toStringOrNull } from './reply';
 import { defineScript, type ScriptRunner } from './runner';
 
 const ACQUIRE = defineScript('lock/acquire', acquireSource);
@@ -48,109 +47,85 @@ export function newRequestId(): string {
   return requestIdPrefix + requestCount.toString(16).padStart(16, '0');
 }
 
-/** Typed access to a reentrant lock's state in Redis; the only way lock code talks to Redis. */
-export class LockScripts {
-  private readonly latches: LatchReaper;
-  /** The publish command once known, so that an unlock is sent without waiting a turn. */
-  private publish: 'PUBLISH' | 'SPUBLISH' | undefined;
-
-  constructor(
-    private readonly redis: RedisConnection,
-    private readonly runner: ScriptRunner,
-    private readonly publishCommand: Promise<'PUBLISH' | 'SPUBLISH'>,
-  ) {
-    this.latches = new LatchReaper(redis);
-    publishCommand.then(
-      (command) => (this.publish = command),
-      () => undefined,
-    );
-  }
-
-  /** Deletes the latches of answered unlocks still queued (the client is closing). */
-  flush(): Promise<void> {
-    return this.latches.flush();
-  }
-
-  /**
-   * Acquires or re-enters; resolves `null` when acquired, else the holder's PTTL (-1: no expiry).
-   * `believedHolds` (the owner's holds plus its acquisitions in flight) makes a re-send harmless.
-   */
-  acquire(name: string, owner: string, leaseTime: number, believedHolds: number): Promise<number | null> {
-    return this.runner.run(ACQUIRE, [name], [leaseTime, owner, believedHolds]).then(toTtl);
-  }
-
-  /**
-   * Brings the owner's hold count back down to `holdsBefore`; resolves how many holds it removed.
-   * Sent as text: it runs after failures, when a NOSCRIPT reply might be lost too.
-   */
-  async trim(name: string, owner: string, holdsBefore: number): Promise<number> {
-    const reply = await this.runner.runText(
-      TRIM,
-      [name, lockChannel(name)],
-      [owner, holdsBefore, UNLOCK_MESSAGE, await this.publishCommand],
-    );
-    return Number(reply);
-  }
-
-  /**
-   * Releases one hold. Re-running it with the same request id replays the first outcome. Once the
-   * publish command is known, the script is sent before this returns, ahead of any later command.
-   */
-  unlock(request: UnlockRequest): Promise<UnlockResult> {
-    if (this.publish) return this.sendUnlock(request, this.publish);
-    return this.publishCommand.then((publish) => this.sendUnlock(request, publish));
-  }
-
-  private sendUnlock({ name, owner, leaseTime, requestId }: UnlockRequest, publish: string): Promise<UnlockResult> {
-    const latch = unlockLatchKey(name, requestId);
-    const keys = [name, lockChannel(name), latch];
-    const args = [UNLOCK_MESSAGE, leaseTime, owner, publish, UNLOCK_LATCH_TTL];
-    return this.runner.run(UNLOCK, keys, args).then((reply) => {
-      // The latch only matters to re-sends of a call whose reply was lost; this one has its answer.
-      this.latches.add(latch);
-      if (reply === null) return 'not-held';
-      return Number(reply) === 1 ? 'released' : 'decremented';
-    });
-  }
-
-  /** Deletes the lock whoever holds it and wakes a waiter; resolves whether it existed. */
-  async forceUnlock(name: string): Promise<boolean> {
-    const reply = await this.runner.run(
-      FORCE_UNLOCK,
-      [name, lockChannel(name)],
-      [UNLOCK_MESSAGE, await this.publishCommand],
-    );
-    return Number(reply) === 1;
-  }
-
-  /** Extends each lock whose owner still holds it; resolves one flag per lock, in order. */
-  async renew(names: readonly string[], owners: readonly string[], leaseTime: number): Promise<boolean[]> {
-    const reply = (await this.runner.run(RENEW, names, [leaseTime, ...owners])) as number[];
-    return reply.map((renewed) => renewed === 1);
-  }
-
-  /** Whether anyone holds the lock. */
-  async isLocked(name: string): Promise<boolean> {
-    return (await this.redis.exists(name)) === 1;
-  }
-
-  /** The owner's hold count, 0 when it does not hold the lock. */
-  async holdCount(name: string, owner: string): Promise<number> {
-    return Number((await this.redis.hget(name, owner)) ?? 0);
-  }
-
-  /** Whether the owner holds the lock. */
-  async isHeldBy(name: string, owner: string): Promise<boolean> {
-    return (await this.redis.hexists(name, owner)) === 1;
-  }
-
-  /** PTTL of the lock in ms: -2 when free, -1 when held without expiry. */
-  async remainTimeToLive(name: string): Promise<number> {
-    return this.redis.pttl(name);
-  }
+/** An unlock script's reply (1, 0 or nil) as an {@link UnlockResult}. */
+export function toUnlockResult(reply: unknown): UnlockResult {
+  if (reply === null) return 'not-held';
+  return toInteger(reply) === 1 ? 'released' : 'decremented';
 }
 
-/** An acquire script's reply: `null` when acquired, else the holder's PTTL. */
-function toTtl(reply: unknown): number | null {
-  return reply === null ? null : Number(reply);
+/*
+ * Typed access to a reentrant lock hash (RLock's format, shared by the spin and fenced locks).
+ */
+
+/**
+ * Acquires or re-enters; resolves `null` when acquired, else the holder's PTTL (-1: no expiry).
+ * `believedHolds` (the owner's holds plus its acquisitions in flight) makes a re-send harmless.
+ */
+export function acquireLock(
+  runner: ScriptRunner,
+  name: string,
+  owner: string,
+  leaseTime: number,
+  believedHolds: number,
+): Promise<number | null> {
+  return runner.run(ACQUIRE, [name], [leaseTime, owner, believedHolds]).then(toIntegerOrNull);
+}
+
+/**
+ * Brings the owner's hold count back down to `holdsBefore`; resolves how many holds it removed.
+ * Sent as text: it runs after failures, when a NOSCRIPT reply might be lost too.
+ */
+export async function trimLock(runner: ScriptRunner, name: string, owner: string, holdsBefore: number): Promise<number> {
+  const publish = await runner.publish.ready;
+  const reply = await runner.runText(TRIM, [name, lockChannel(name)], [owner, holdsBefore, UNLOCK_MESSAGE, publish]);
+  return toInteger(reply);
+}
+
+/**
+ * Releases one hold. Re-running it with the same request id replays the first outcome. Once the
+ * publish command is known, the script is sent before this returns, ahead of any later command.
+ */
+export function unlockLock(runner: ScriptRunner, { name, owner, leaseTime, requestId }: UnlockRequest): Promise<UnlockResult> {
+  const latch = unlockLatchKey(name, requestId);
+  const keys = [name, lockChannel(name), latch];
+  return runner.runPublishing(UNLOCK, keys, [UNLOCK_MESSAGE, leaseTime, owner, UNLOCK_LATCH_TTL]).then((reply) => {
+    // The latch only matters to re-sends of a call whose reply was lost; this one has its answer.
+    runner.latches.add(latch);
+    return toUnlockResult(reply);
+  });
+}
+
+/** Deletes the lock whoever holds it and wakes a waiter; resolves whether it existed. */
+export function forceUnlockLock(runner: ScriptRunner, name: string): Promise<boolean> {
+  return runner.runPublishing(FORCE_UNLOCK, [name, lockChannel(name)], [UNLOCK_MESSAGE]).then(toFlag);
+}
+
+/** Extends each lock whose owner still holds it; resolves one flag per lock, in order. */
+export function renewLocks(
+  runner: ScriptRunner,
+  names: readonly string[],
+  owners: readonly string[],
+  leaseTime: number,
+): Promise<boolean[]> {
+  return runner.run(RENEW, names, [leaseTime, ...owners]).then(toFlags);
+}
+
+/** Whether anyone holds the lock. */
+export function isLocked(runner: ScriptRunner, name: string): Promise<boolean> {
+  return runner.redis.exists(name).then(toFlag);
+}
+
+/** The owner's hold count, 0 when it does not hold the lock. */
+export function holdCount(runner: ScriptRunner, name: string, owner: string): Promise<number> {
+  return runner.redis.hget(name, owner).then((reply) => Number(toStringOrNull(reply) ?? 0));
+}
+
+/** Whether the owner holds the lock. */
+export function isHeldBy(runner: ScriptRunner, name: string, owner: string): Promise<boolean> {
+  return runner.redis.hexists(name, owner).then(toFlag);
+}
+
+/** PTTL of a key in ms: -2 when it does not exist, -1 when it has no expiry. */
+export function remainTimeToLive(runner: ScriptRunner, name: string): Promise<number> {
+  return runner.redis.pttl(name).then(toInteger);
 }

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { RedisConnection } from '../connection';
+import { LatchReaper } from './latch-reaper';
+import { PublishCommand, type PublishCommandName } from './publish';
 
 /** A Lua script with its SHA-1, ready for EVALSHA. */
 export interface Script {
@@ -21,14 +23,28 @@ export type ScriptArg = string | number;
 
 /**
  * Runs scripts by EVALSHA and falls back to EVAL (which also caches the script on that server) when
- * the server answers NOSCRIPT: after a restart, a failover, or on a cluster node seen for the first time.
+ * the server answers NOSCRIPT: after a restart, a failover, or on a cluster node seen for the first
+ * time. It also carries what every primitive's scripts share: the publish command and the reaper of
+ * unlock latches. Primitives' typed wrappers (in this folder) are the only code that talks to Redis.
  */
 export class ScriptRunner {
-  constructor(private readonly redis: RedisConnection) {}
+  /** Deletes the latches of answered unlock calls, in batches. */
+  readonly latches: LatchReaper;
+  /** PUBLISH or SPUBLISH, passed to every script that publishes. */
+  readonly publish: PublishCommand;
+
+  constructor(
+    /** The connection scripts and reads go to. */
+    readonly redis: RedisConnection,
+    publish: Promise<PublishCommandName>,
+  ) {
+    this.latches = new LatchReaper(redis);
+    this.publish = new PublishCommand(publish);
+  }
 
   /**
-   * Runs `script` with the given KEYS and ARGV and returns its raw reply. The command is written
-   * before this returns (ioredis sends at once on a ready connection).
+   * Runs `script` with the given KEYS and ARGV and returns its raw reply (decode it with `reply.ts`).
+   * The command is written before this returns (ioredis sends at once on a ready connection).
    */
   run(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
     return this.redis.evalsha(script.sha, keys.length, ...keys, ...args).catch((error: unknown) => {
@@ -43,6 +59,16 @@ export class ScriptRunner {
    */
   runText(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
     return this.redis.eval(script.source, keys.length, ...keys, ...args);
+  }
+
+  /** Runs a script whose last ARGV is the publish command, once that is known. */
+  runPublishing(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
+    return this.publish.with((command) => this.run(script, keys, [...args, command]));
+  }
+
+  /** Deletes the latches still queued (the client is closing). */
+  flush(): Promise<void> {
+    return this.latches.flush();
   }
 }
 

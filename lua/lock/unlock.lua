@@ -9,8 +9,8 @@
   ARGV[1]  unlock message (0)
   ARGV[2]  lease in ms applied when holds remain
   ARGV[3]  owner token <clientId>:<threadId>
-  ARGV[4]  publish command (PUBLISH or SPUBLISH)
-  ARGV[5]  latch time-to-live in ms
+  ARGV[4]  latch time-to-live in ms
+  ARGV[5]  publish command (PUBLISH or SPUBLISH)
 
   Returns
     1    the lock was fully released (or a previous call with this request id released it)
@@ -32,11 +32,11 @@ end
 if tonumber(held) > 1 then
   redis.call('hincrby', lock, ARGV[3], -1)
   redis.call('pexpire', lock, ARGV[2])
-  redis.call('set', latch, 0, 'px', ARGV[5])
+  redis.call('set', latch, 0, 'px', ARGV[4])
   return 0
 end
 
 redis.call('del', lock)
-redis.call(ARGV[4], channel, ARGV[1])
-redis.call('set', latch, 1, 'px', ARGV[5])
+redis.call(ARGV[5], channel, ARGV[1])
+redis.call('set', latch, 1, 'px', ARGV[4])
 return 1

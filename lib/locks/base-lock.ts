@@ -1,0 +1,450 @@
+import { InvalidArgumentError, LockAcquireTimeoutError, LockNotHeldError } from '../errors';
+import { ownerToken } from '../keys';
+import type { Lease } from '../leases/lease';
+import {
+  checkThreadId,
+  resolveCallOptions,
+  type AcquireOptions,
+  type CallOptions,
+  type LockOptions,
+  type OwnerOptions,
+  type TryLockOptions,
+} from '../options';
+import type { WakePolicy } from '../pubsub/wake';
+import { holdCount, isHeldBy, isLocked, newRequestId, remainTimeToLive, type UnlockResult } from '../scripts/lock';
+import { acquireWithWait, fallbackBackOff, type AttemptSource, type BackOff } from './acquisition';
+import type { LockContext, LockKind } from './context';
+import { LocalHandOff } from './hand-off';
+import { LockHandle } from './handle';
+import type { HeldLock, HoldLedger } from './hold-ledger';
+
+/** One attempt's inputs, as a lock kind's acquire script needs them. */
+export interface AttemptInput {
+  /** Owner token of the acquisition. */
+  readonly owner: string;
+  readonly threadId: number;
+  /** Lease the attempt sets: the explicit one, or `lockWatchdogTimeout`. */
+  readonly leaseTime: number;
+  /** Holds the owner may have when this attempt lands (see `HeldLock.believedHolds`). */
+  readonly believedHolds: number;
+  /** Longest wait of the call in ms; `undefined`: as long as it takes. */
+  readonly waitTime: number | undefined;
+}
+
+/** What one attempt found: `null` when acquired, else the holder's TTL in ms (-1: none). */
+export type AttemptResult = number | null;
+
+/**
+ * What every lock shares (Redisson's `RedissonBaseLock`): owner resolution, the hold ledger,
+ * acquire / trim / conclude / give back, release with its latch, lost-lease wiring, and both
+ * surfaces, Java-style (`lock`, `tryLock`, `unlock`) and handles (`acquire`, `tryAcquire`, `using`).
+ * A lock kind supplies its scripts, its channel and wake policy, and the hooks it needs.
+ *
+ * The owner of a call is, in order: its `threadId` option, the current owner scope
+ * (`redisson.run`, `lock.using`), else, to acquire, a fresh id; to release or query, the id of this
+ * client's unscoped acquisition of the lock still held.
+ */
+export abstract class BaseLock {
+  /** @internal The client's ledger of this kind's holds. */
+  readonly ledger: HoldLedger;
+
+  /** @internal Made by the client's factories. */
+  protected constructor(
+    /** @internal */
+    protected readonly ctx: LockContext,
+    /** The lock's name: the key of its hash. */
+    readonly name: string,
+    kind: LockKind,
+  ) {
+    this.ledger = ctx.ledger(kind);
+  }
+
+  /*
+   * What a lock kind supplies.
+   */
+
+  /** @internal Runs the acquire script once. */
+  protected abstract tryAcquireOnce(input: AttemptInput): Promise<AttemptResult>;
+
+  /**
+   * @internal Brings the owner's holds back down to `holdsBefore` after acquisitions whose outcome
+   * is unknown (failed in transit, or landed after their caller gave up).
+   */
+  protected abstract undoAcquire(owner: string, holdsBefore: number): Promise<unknown>;
+
+  /** @internal Runs the unlock script once; `requestId` names its unlock latch. */
+  protected abstract releaseOnce(owner: string, leaseTime: number, requestId: string): Promise<UnlockResult>;
+
+  /** @internal Runs the force-unlock script; resolves whether the lock existed. */
+  protected abstract forceReleaseOnce(): Promise<boolean>;
+
+  /** @internal Channel the release of this lock is announced on, for `threadId`'s waits. */
+  protected abstract channelFor(threadId: number): string | undefined;
+
+  /** @internal How messages on that channel wake local waiters. */
+  protected abstract readonly wakePolicy: WakePolicy;
+
+  /** @internal Delays between re-checks when there is no channel (or no subscription). */
+  protected readonly backOff: BackOff = fallbackBackOff;
+
+  /** @internal The owner token of `threadId` (a write lock adds `:write`). */
+  protected ownerOf(threadId: number): string {
+    return ownerToken(this.ctx.clientId, threadId);
+  }
+
+  /** @internal Told when an acquisition of `threadId` ends without acquiring (fair lock's clean-up). */
+  protected acquisitionGaveUp(_threadId: number): void {}
+
+  /** @internal Whether a release that frees the lock hands it straight to the next local waiter. */
+  protected get handsOffLocally(): boolean {
+    return false;
+  }
+
+  /*
+   * The Java-style surface.
+   */
+
+  /**
+   * Waits as long as it takes for the lock. Without `leaseTime` the watchdog keeps the lease alive.
+   * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   * @throws {ClientClosedError} when the client shuts down first.
+   */
+  lock(options?: LockOptions): Promise<void> {
+    return rejectingThrows(() => {
+      const call = resolveCallOptions(options, ['leaseTime', 'threadId', 'signal']);
+      if (call.threadId === undefined) this.ctx.scopes.warnIfWaitingForItself(this.name);
+      return this.acquireHold(call, toNothing);
+    });
+  }
+
+  /**
+   * Tries to acquire, waiting up to `waitTime` ms; resolves whether it did.
+   * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   */
+  tryLock(options?: TryLockOptions): Promise<boolean> {
+    return rejectingThrows(() => this.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toBoolean));
+  }
+
+  /**
+   * Releases one hold of the current owner.
+   * @throws {LockNotHeldError} when the owner holds none (Redisson's IllegalMonitorStateException).
+   */
+  async unlock(options?: OwnerOptions): Promise<void> {
+    const { threadId } = resolveCallOptions(options, ['threadId']);
+    const current = threadId ?? this.ctx.scopes.resolve(this.name);
+    if (current === undefined) throw this.notHeld('this client knows no held acquisition of it by the caller');
+    await this.releaseHold(current);
+  }
+
+  /** Deletes the lock whoever holds it and wakes a waiter; resolves whether it was held. */
+  async forceUnlock(): Promise<boolean> {
+    this.ctx.lifetime.throwIfAborted();
+    const existed = await this.forceReleaseOnce();
+    this.ledger.loseAll(this.name, 'it was force-unlocked');
+    return existed;
+  }
+
+  /** Whether anyone holds the lock. */
+  async isLocked(): Promise<boolean> {
+    this.ctx.lifetime.throwIfAborted();
+    return isLocked(this.ctx.scripts, this.name);
+  }
+
+  /** Whether the current owner (its scope, or this client's unscoped holder of the lock) holds it. */
+  async isHeldByCurrentThread(): Promise<boolean> {
+    const current = this.ctx.scopes.resolve(this.name);
+    return current === undefined ? false : this.isHeldByThread(current);
+  }
+
+  /**
+   * Whether `<clientId>:<threadId>` holds the lock.
+   * @throws {InvalidArgumentError} unless `threadId` is a positive safe integer.
+   */
+  async isHeldByThread(threadId: number): Promise<boolean> {
+    checkThreadId(threadId);
+    this.ctx.lifetime.throwIfAborted();
+    return isHeldBy(this.ctx.scripts, this.name, this.ownerOf(threadId));
+  }
+
+  /** The current owner's hold count; 0 when it does not hold the lock. */
+  async getHoldCount(options?: OwnerOptions): Promise<number> {
+    const { threadId } = resolveCallOptions(options, ['threadId']);
+    const current = threadId ?? this.ctx.scopes.resolve(this.name);
+    if (current === undefined) return 0;
+    this.ctx.lifetime.throwIfAborted();
+    return holdCount(this.ctx.scripts, this.name, this.ownerOf(current));
+  }
+
+  /** Time left on the lease in ms: -2 when the lock is free, -1 when held without expiry. */
+  async remainTimeToLive(): Promise<number> {
+    this.ctx.lifetime.throwIfAborted();
+    return remainTimeToLive(this.ctx.scripts, this.name);
+  }
+
+  /*
+   * The handle surface.
+   */
+
+  /**
+   * Acquires and resolves a {@link LockHandle}; waits as long as it takes.
+   * @throws {LockAcquireTimeoutError} when a given `waitTime` runs out.
+   * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   */
+  acquire(options?: AcquireOptions): Promise<LockHandle> {
+    return rejectingThrows(() => this.acquireHold(resolveCallOptions(options), toHandle));
+  }
+
+  /** Like {@link acquire}, but resolves `null` instead of timing out; no `waitTime`: a single attempt. */
+  tryAcquire(options?: AcquireOptions): Promise<LockHandle | null> {
+    return rejectingThrows(() => this.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toHandleOrNull));
+  }
+
+  /**
+   * Runs `fn` holding the lock, inside an owner scope (the caller's, or a new one), and releases it
+   * afterwards. `fn` gets the handle's `signal`, which aborts if the lock is lost meanwhile.
+   * @throws {LockNotHeldError} when the lock was lost before `fn` finished: `fn`'s result is then
+   *   dropped, as the work may not have been exclusive.
+   * @throws {LockAcquireTimeoutError} when a given `waitTime` runs out.
+   */
+  async using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: AcquireOptions): Promise<T> {
+    if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');
+    const call = resolveCallOptions(options);
+    return this.ctx.scopes.run(async () => {
+      const handle = await this.acquireHold(call, toHandle);
+      let result: T;
+      try {
+        result = await fn(handle.signal);
+      } catch (error) {
+        await handle.release().catch((releaseError: unknown) =>
+          this.ctx.logger.debug('release after a failed using() callback failed', { name: this.name, error: releaseError }),
+        );
+        throw error;
+      }
+      await handle.release();
+      return result;
+    });
+  }
+
+  /** @internal Releases one hold of `threadId`, counted in `lease` if known (used by `unlock` and handles). */
+  releaseHold(threadId: number, lease?: Lease): Promise<void> {
+    const { lifetime } = this.ctx;
+    return lifetime.aborted ? Promise.reject(lifetime.reason) : this.release(threadId, lease as HeldLock | undefined);
+  }
+
+  /** Releases one hold of `threadId`, even after shutdown (the connection is the caller's). */
+  private async release(threadId: number, known?: HeldLock): Promise<void> {
+    const owner = this.ownerOf(threadId);
+    const sentAt = performance.now();
+    const { ledger } = this;
+    const record = ledger.release(this.name, owner, known);
+    // Remaining holds keep the lease of the latest acquisition (Redisson's "internal lease").
+    const leaseTime = record?.leaseTime ?? this.ctx.options.lockWatchdogTimeout;
+    const unlocking = this.releaseOnce(owner, leaseTime, newRequestId());
+    // When this should free the lock, the next local waiter's attempt goes out right behind it.
+    const handOff = record?.holds === 0 ? this.localHandOff(threadId) : undefined;
+    let result: UnlockResult;
+    try {
+      result = await unlocking;
+    } catch (error) {
+      handOff?.unlocked(false);
+      throw error;
+    }
+    handOff?.unlocked(result === 'released');
+    if (result === 'decremented') {
+      if (record) ledger.extend(record, sentAt, leaseTime);
+    } else {
+      // Redis says the owner holds nothing: holds still counted here are stale.
+      if (record) ledger.forget(record);
+      this.ctx.scopes.forgetUnscoped(this.name, threadId);
+    }
+    if (result === 'not-held') {
+      throw this.notHeld('it was never acquired, was already released, or its lease expired', owner);
+    }
+    this.ctx.emit('released', { name: this.name, owner, fully: result === 'released' });
+  }
+
+  private localHandOff(threadId: number) {
+    if (!this.handsOffLocally) return undefined;
+    const channel = this.channelFor(threadId);
+    const strategy = channel === undefined ? undefined : this.ctx.pubsub.strategyOf(channel);
+    return strategy instanceof LocalHandOff ? strategy.handOff() : undefined;
+  }
+
+  /**
+   * Acquires one hold, waiting up to `waitTime` (undefined: without limit), and resolves what
+   * `outcome` makes of the owner's thread id (`undefined` when the time ran out). The acquisition
+   * resolves that value itself, so a parked waiter keeps no suspended frames or chained callbacks.
+   * It rejects before sending anything on a closed client or an aborted signal.
+   */
+  private acquireHold<T>(call: CallOptions, outcome: Outcome<T>): Promise<T> {
+    const scoped = call.threadId ?? this.ctx.scopes.current();
+    const threadId = scoped ?? this.ctx.scopes.nextThreadId();
+    return acquireWithWait(this.ctx, {
+      attempts: new LockAttempts(this, this.ctx, threadId, this.ownerOf(threadId), scoped === undefined, call, outcome),
+      channel: this.channelFor(threadId),
+      policy: this.wakePolicy,
+      backOff: this.backOff,
+      waitTime: call.waitTime,
+      turnBound: call.leaseTime ?? this.ctx.options.lockWatchdogTimeout,
+      signal: call.signal,
+    });
+  }
+
+  /** @internal One run of the acquire script, for {@link LockAttempts}. */
+  attemptOnce(input: AttemptInput): Promise<AttemptResult> {
+    return this.tryAcquireOnce(input);
+  }
+
+  /** @internal Undoes uncertain acquisitions, for {@link LockAttempts}; failures are logged. */
+  undo(owner: string, holdsBefore: number): void {
+    this.undoAcquire(owner, holdsBefore).catch((error: unknown) =>
+      this.ctx.logger.debug('undoing an uncertain acquisition failed; the lease ends it', { name: this.name, owner, error }),
+    );
+  }
+
+  /** @internal Told by {@link LockAttempts} that an acquisition ended without acquiring. */
+  gaveUp(threadId: number): void {
+    this.acquisitionGaveUp(threadId);
+  }
+
+  /**
+   * @internal Completes an acquisition (used by its attempts). One that landed just as the caller
+   * gave up (or the client closed) is given back rather than held behind their back, and rejects.
+   */
+  concludeAcquisition(
+    threadId: number,
+    owner: string,
+    unscoped: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<never> | undefined {
+    const { lifetime } = this.ctx;
+    const cancelledBy = signal?.aborted ? signal : lifetime.aborted ? lifetime : undefined;
+    if (cancelledBy) return this.giveBack(threadId, cancelledBy.reason);
+    if (unscoped) this.ctx.scopes.rememberUnscoped(this.name, threadId);
+    this.ctx.emit('acquired', { name: this.name, owner });
+    return undefined;
+  }
+
+  /** Releases a hold nobody wants any more, then rejects with `reason`. */
+  private async giveBack(threadId: number, reason: unknown): Promise<never> {
+    await this.release(threadId).catch((error: unknown) =>
+      this.ctx.logger.debug('giving back an unwanted acquisition failed; the lease ends it', { name: this.name, error }),
+    );
+    throw reason;
+  }
+
+  /** @internal A {@link LockNotHeldError} for this lock. */
+  protected notHeld(why: string, owner?: string): LockNotHeldError {
+    const by = owner ? ` by owner ${owner}` : '';
+    return new LockNotHeldError(`Lock '${this.name}' is not held${by}: ${why}`, this.name);
+  }
+}
+
+/**
+ * The attempts of one acquisition, and what its call resolves; the lock's hold ledger learns of
+ * every hold they add.
+ */
+class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
+  private abandoned = false;
+  private readonly name: string;
+  /** The owner's record, once an attempt acquired. */
+  private acquired: HeldLock | undefined;
+  readonly leaseTime: number;
+  readonly waitTime: number | undefined;
+  believedHolds = 0;
+
+  constructor(
+    private readonly lock: BaseLock,
+    ctx: LockContext,
+    readonly threadId: number,
+    readonly owner: string,
+    private readonly unscoped: boolean,
+    private readonly call: CallOptions,
+    private readonly outcome: Outcome<T>,
+  ) {
+    this.name = lock.name;
+    this.leaseTime = call.leaseTime ?? ctx.options.lockWatchdogTimeout;
+    this.waitTime = call.waitTime;
+  }
+
+  conclude(acquired: boolean): T | Promise<T> {
+    const { lock, threadId, call } = this;
+    const record = this.acquired;
+    if (!acquired || !record) return this.outcome(lock, undefined, call);
+    return (
+      lock.concludeAcquisition(threadId, this.owner, this.unscoped, call.signal) ??
+      this.outcome(lock, { threadId, lease: record }, call)
+    );
+  }
+
+  abandon(): void {
+    this.abandoned = true;
+  }
+
+  gaveUp(): void {
+    this.lock.gaveUp(this.threadId);
+  }
+
+  /**
+   * One run of the acquire script. A success is counted before anyone can see it (so no release
+   * can race it), unless the caller abandoned the attempt meanwhile: then it is undone. A failure in
+   * transit leaves the outcome unknown, so whatever it may have added is undone too. (Should one
+   * owner run parallel acquisitions of one lock and one of them fail in transit, the undo cannot
+   * tell whose hold it removes; one owner's holds are one logical thread's, so this stays rare.)
+   */
+  async attempt(): Promise<AttemptResult> {
+    const { lock, name, owner } = this;
+    const { ledger } = lock;
+    const sentAt = performance.now();
+    const record = ledger.beginAcquire(name, owner);
+    const believedHolds = (this.believedHolds = record.believedHolds);
+    let ttl: AttemptResult;
+    try {
+      ttl = await lock.attemptOnce(this);
+    } catch (error) {
+      ledger.endAcquire(record);
+      lock.undo(owner, believedHolds);
+      throw error;
+    }
+    if (ttl !== null || this.abandoned) {
+      ledger.endAcquire(record);
+      if (ttl === null) lock.undo(owner, believedHolds);
+      return ttl;
+    }
+    ledger.endAcquire(record, { sentAt, leaseTime: this.leaseTime, renew: this.call.leaseTime === undefined });
+    this.acquired = record;
+    return ttl;
+  }
+}
+
+/** An acquired hold: the owner's thread id and the record it counts in. */
+interface Hold {
+  threadId: number;
+  lease: HeldLock;
+}
+
+/** What a call resolves, made from the acquired hold (`undefined`: the wait time ran out). */
+type Outcome<T> = (lock: BaseLock, hold: Hold | undefined, call: CallOptions) => T;
+
+const toNothing: Outcome<void> = () => undefined;
+const toBoolean: Outcome<boolean> = (_lock, hold) => hold !== undefined;
+const toHandleOrNull: Outcome<LockHandle | null> = (lock, hold) =>
+  hold === undefined ? null : new LockHandle(lock, hold.threadId, hold.lease);
+const toHandle: Outcome<LockHandle> = (lock, hold, call) => {
+  if (hold === undefined) throw new LockAcquireTimeoutError(lock.name, call.waitTime ?? 0);
+  return new LockHandle(lock, hold.threadId, hold.lease);
+};
+
+/** `tryLock` and `tryAcquire` make a single attempt unless given a `waitTime`. */
+function withSingleAttemptDefault(call: CallOptions): CallOptions {
+  return call.waitTime === undefined ? { ...call, waitTime: 0 } : call;
+}
+
+/** Runs `start`, turning a synchronous throw (bad input, closed client) into a rejection. */
+function rejectingThrows<T>(start: () => Promise<T>): Promise<T> {
+  try {
+    return start();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
