@@ -4,7 +4,7 @@ import { RedissonClient, type RedissonOptions } from '../../lib';
 import { startRedis, type TestRedis } from './redis-server';
 
 /**
- * Per-file set-up: one throwaway Redis for the file, flushed before each test, and clients that are
+ * Per-file set-up: one throwaway Redis for the file, flushed (keys and scripts) before each test, and clients that are
  * shut down after each test. Asserts that no client leaves a subscription or a tracked lease behind.
  */
 export function useRedis(): {
@@ -21,7 +21,10 @@ export function useRedis(): {
     admin = server.connect();
   });
   beforeEach(async () => {
+    // Keys and cached scripts alike: a test that counts EVALSHA calls must not depend on which
+    // tests ran before it.
     await admin.flushall();
+    await admin.script('FLUSH');
   });
   afterEach(async () => {
     await Promise.all(clients.map((c) => c.shutdown()));
