@@ -1,0 +1,237 @@
+import { spawn } from 'node:child_process';
+import { getEventListeners, once } from 'node:events';
+import { join } from 'node:path';
+import type { RedisOptions } from 'ioredis';
+import {
+  InvalidArgumentError,
+  LockAcquireTimeoutError,
+  LockLostError,
+  LockNotHeldError,
+  type BaseLock,
+  type RedissonClient,
+  type RedissonEvents,
+} from '../../lib';
+import { delay, useRedis } from '../helpers/fixture';
+import { commandCounts, eventually, expectUnsubscribed, subscriberCount } from '../helpers/redis-server';
+import { trackTimers } from '../helpers/timers';
+
+/** A lock kind as the contract drives it. */
+export interface LockKindUnderTest {
+  /** Name in test titles, e.g. `RLock`. */
+  kind: string;
+  /**
+   * Path of factory calls on the client that makes the lock, e.g. `getLock` or
+   * `getReadWriteLock.writeLock`; child processes use it too.
+   */
+  factory: string;
+  /** The channel a waiter on `name` subscribes to; `undefined` for a kind that never subscribes. */
+  channel(name: string): string | undefined;
+  /** Whether the owner re-enters (false: a second acquire by the holder fails). */
+  reentrant: boolean;
+  /** Connection options of every client in the run (e.g. `stringNumbers`). */
+  connection?: RedisOptions;
+}
+
+const WORKER = join(__dirname, 'fixtures', 'lock-worker.mjs');
+
+/** Makes the lock `subject.factory` names on `client`. */
+export function lockOf(client: RedissonClient, subject: LockKindUnderTest, name: string): BaseLock {
+  const [factory, ...views] = subject.factory.split('.');
+  let lock = (client as unknown as Record<string, (name: string) => unknown>)[factory!]!.call(client, name);
+  for (const view of views) lock = (lock as Record<string, () => unknown>)[view]!.call(lock);
+  return lock as BaseLock;
+}
+
+/**
+ * The lock contract (DESIGN section 8): what every lock kind must do, on real Redis. A kind joins by
+ * calling this from a spec file of its own.
+ */
+export function lockContract(subject: LockKindUnderTest): void {
+  const { admin, client, server } = useRedis();
+  const make = (options?: Parameters<typeof client>[0]) => client(options, subject.connection);
+  const lockOn = (redisson: RedissonClient, name: string) => lockOf(redisson, subject, name);
+
+  /** Keys in Redis now, unlock latches included, sorted. */
+  const keys = async () => (await admin().keys('*')).sort();
+
+  describe(`${subject.kind}: the lock contract`, () => {
+    it('excludes across 4 processes: 4 x 50 read-modify-write increments lose no update', async () => {
+      const workers = [1, 2, 3, 4].map(() =>
+        spawn(process.execPath, [WORKER, server().url, '50', subject.factory, 'contract:counter-lock', 'contract:counter'], {
+          stdio: ['ignore', 'ignore', 'pipe'],
+        }),
+      );
+      const stderr: string[] = [];
+      for (const worker of workers) worker.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+      const codes = await Promise.all(workers.map(async (worker) => (await once(worker, 'exit'))[0] as number));
+      expect(stderr.join('')).toBe('');
+      expect(codes).toEqual([0, 0, 0, 0]);
+      expect(await admin().get('contract:counter')).toBe('200');
+      await eventually(async () => (await keys()).join() === 'contract:counter', 5_000, 'nothing but the counter left');
+    });
+
+    it('holds, reports and releases: isLocked, hold count, TTL, and free afterwards', async () => {
+      const redisson = make();
+      const lock = lockOn(redisson, 'contract:state');
+      const handle = await lock.acquire({ leaseTime: 20_000 });
+      expect(await lock.isLocked()).toBe(true);
+      expect(await lock.isHeldByThread(handle.threadId)).toBe(true);
+      expect(await lock.getHoldCount({ threadId: handle.threadId })).toBe(1);
+      const ttl = await lock.remainTimeToLive();
+      expect(ttl).toBeGreaterThan(10_000);
+      expect(ttl).toBeLessThanOrEqual(20_000);
+      const other = lockOn(make(), 'contract:state');
+      expect(await other.tryLock()).toBe(false);
+      await handle.release();
+      expect(await lock.isLocked()).toBe(false);
+      expect(await lock.remainTimeToLive()).toBe(-2);
+      expect(await other.tryLock()).toBe(true);
+      await other.unlock();
+    });
+
+    const ownerScope = subject.reentrant
+      ? 'an owner scope re-enters, and the lock is free after as many releases'
+      : 'the holder cannot take it again, within its owner scope or not';
+    it(ownerScope, async () => {
+      const redisson = make();
+      const lock = lockOn(redisson, 'contract:scope');
+      await redisson.run(async () => {
+        await lock.lock();
+        if (subject.reentrant) {
+          expect(await lock.tryLock()).toBe(true);
+          expect(await lock.getHoldCount()).toBe(2);
+          await lock.unlock();
+        } else {
+          await expect(lock.tryLock({ waitTime: 100 })).rejects.toThrow();
+        }
+        await lock.unlock();
+      });
+      expect(await lock.isLocked()).toBe(false);
+      await expect(lock.unlock({ threadId: 1 })).rejects.toBeInstanceOf(LockNotHeldError);
+    });
+
+    if (subject.channel('x') !== undefined) {
+      it('wakes a waiter of another client by message, well before the holder lease would end', async () => {
+        const holder = make();
+        const waiter = make();
+        const held = await lockOn(holder, 'contract:wake').acquire({ leaseTime: 30_000 });
+        const waiting = lockOn(waiter, 'contract:wake').tryLock({ waitTime: 25_000 });
+        await eventually(() => waiter.diagnostics().waiters === 1, 10_000, 'a parked waiter');
+        expect(await subscriberCount(admin(), subject.channel('contract:wake')!)).toBe(1);
+        const releasedAt = performance.now();
+        await held.release();
+        expect(await waiting).toBe(true);
+        // Far below the 30 s lease: only the release message can have woken it this soon.
+        expect(performance.now() - releasedAt).toBeLessThan(10_000);
+        await lockOn(waiter, 'contract:wake').unlock();
+        await expectUnsubscribed(admin(), subject.channel('contract:wake')!);
+      });
+    } else {
+      it('waits without any subscription, and takes the lock once it is free', async () => {
+        const holder = make();
+        const waiter = make();
+        const held = await lockOn(holder, 'contract:spin').acquire({ leaseTime: 30_000 });
+        const before = await commandCounts(admin());
+        const waiting = lockOn(waiter, 'contract:spin').tryLock({ waitTime: 20_000 });
+        await delay(300);
+        await held.release();
+        expect(await waiting).toBe(true);
+        const after = await commandCounts(admin());
+        for (const command of ['subscribe', 'ssubscribe']) expect(after.get(command) ?? 0).toBe(before.get(command) ?? 0);
+        await lockOn(waiter, 'contract:spin').unlock();
+      });
+    }
+
+    it('leaves no subscription, key, timer or listener after a time-out and an abort', async () => {
+      const holder = make();
+      const waiter = make();
+      const held = await lockOn(holder, 'contract:busy').acquire({ leaseTime: 30_000 });
+      const keysWhileHeld = await keys();
+      const controller = new AbortController();
+      const timers = trackTimers();
+      try {
+        const lock = lockOn(waiter, 'contract:busy');
+        expect(await lock.tryLock({ waitTime: 50, signal: controller.signal })).toBe(false);
+        await expect(lock.acquire({ waitTime: 50 })).rejects.toBeInstanceOf(LockAcquireTimeoutError);
+        const aborted = lock.lock({ signal: controller.signal });
+        await delay(100);
+        const reason = new Error('caller gave up');
+        controller.abort(reason);
+        await expect(aborted).rejects.toBe(reason);
+        expect(await timers.settle()).toBe(0);
+      } finally {
+        timers.stop();
+      }
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+      expect(waiter.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
+      const channel = subject.channel('contract:busy');
+      if (channel) await expectUnsubscribed(admin(), channel);
+      expect(await keys()).toEqual(keysWhileHeld); // the waiter left nothing of its own
+      await held.release();
+      await eventually(async () => (await keys()).length === 0, 5_000, 'no key left');
+    });
+
+    it('keeps a watchdog lease alive across many leases, then tells the holder when it is lost', async () => {
+      const redisson = make({ lockWatchdogTimeout: 600 });
+      const lock = lockOn(redisson, 'contract:lost');
+      const lost: RedissonEvents['lockLost'][] = [];
+      redisson.on('lockLost', (event) => lost.push(event));
+      const handle = await lock.acquire();
+      await delay(1_500); // 2.5 leases
+      expect(handle.signal.aborted).toBe(false);
+      expect(await lock.isLocked()).toBe(true);
+      expect(await lock.forceUnlock()).toBe(true); // behind the holder's back, as another process would
+      await eventually(() => handle.signal.aborted, 5_000, 'the handle signal to abort');
+      expect(handle.signal.reason).toBeInstanceOf(LockLostError);
+      expect(lost).toHaveLength(1);
+      expect(lost[0]!.name).toBe('contract:lost');
+      await expect(handle.release()).rejects.toBeInstanceOf(LockNotHeldError);
+      expect(redisson.diagnostics().leases).toBe(0);
+    });
+
+    it('reports a lease lost behind its back by the watchdog, not only by forceUnlock', async () => {
+      const redisson = make({ lockWatchdogTimeout: 600 });
+      const handle = await lockOn(redisson, 'contract:deleted').acquire();
+      await admin().del('contract:deleted');
+      await eventually(() => handle.signal.aborted, 5_000, 'the renewal round to find it gone');
+      expect(handle.signal.reason).toBeInstanceOf(LockLostError);
+      await expect(handle.release()).rejects.toBeInstanceOf(LockNotHeldError);
+    });
+
+    it('rejects bad input with InvalidArgumentError before sending anything', async () => {
+      const redisson = make();
+      const lock = lockOn(redisson, 'contract:input');
+      const before = await commandCounts(admin());
+      for (const options of [{ waitTime: -1 }, { leaseTime: 0 }, { threadId: 0 }, { waitTime: 1.5 }, { lease: 1 }]) {
+        await expect(lock.tryLock(options as never)).rejects.toBeInstanceOf(InvalidArgumentError);
+        await expect(lock.acquire(options as never)).rejects.toBeInstanceOf(InvalidArgumentError);
+      }
+      await expect(lock.isHeldByThread(-1)).rejects.toBeInstanceOf(InvalidArgumentError);
+      await expect(lock.using('no function' as never)).rejects.toBeInstanceOf(InvalidArgumentError);
+      expect(() => lockOn(redisson, '')).toThrow(InvalidArgumentError);
+      expect(() => lockOn(redisson, 'a}b')).toThrow(InvalidArgumentError);
+      const after = await commandCounts(admin());
+      for (const command of ['evalsha', 'eval', 'subscribe', 'hexists']) {
+        expect(after.get(command) ?? 0).toBe(before.get(command) ?? 0);
+      }
+    });
+
+    it('on shutdown reports held locks lost and leaves nothing running', async () => {
+      const redisson = make();
+      const lost: string[] = [];
+      redisson.on('lockLost', (event) => lost.push(event.name));
+      const handle = await lockOn(redisson, 'contract:shutdown').acquire();
+      const other = make();
+      await lockOn(other, 'contract:shutdown2').acquire({ leaseTime: 30_000 });
+      const parked = lockOn(redisson, 'contract:shutdown2').lock();
+      await eventually(() => redisson.diagnostics().waiters + redisson.diagnostics().leases >= 1, 5_000, 'a waiter');
+      await redisson.shutdown();
+      await expect(parked).rejects.toThrow(/shut down/);
+      expect(handle.signal.reason).toBeInstanceOf(LockLostError);
+      expect(lost).toEqual(['contract:shutdown']);
+      expect(redisson.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
+      const channel = subject.channel('contract:shutdown2');
+      if (channel) await expectUnsubscribed(admin(), channel);
+    });
+  });
+}
