@@ -2,7 +2,8 @@
 // release is not phase-locked to the waiter's timers. Times are process.hrtime (CLOCK_MONOTONIC,
 // comparable across processes on one machine).
 // Protocol (IPC): child sends {ready}; parent sends {key, holdMs}; child sends {locked}, then
-// {releasedAt} once its unlock resolved; parent sends {exit} at the end.
+// {unlockCalledAt, releasedAt} once its unlock resolved (the first stamped as it calls unlock, the
+// second as the call resolves); parent sends {exit} at the end.
 import { loadAdapter } from './adapters.mjs';
 import { sleep } from './stats.mjs';
 
@@ -18,7 +19,8 @@ process.on('message', async (msg) => {
   const release = await lib.lock(msg.key);
   process.send({ locked: true });
   await sleep(msg.holdMs);
+  const unlockCalledAt = process.hrtime.bigint().toString();
   await release();
-  process.send({ releasedAt: process.hrtime.bigint().toString() });
+  process.send({ unlockCalledAt, releasedAt: process.hrtime.bigint().toString() });
 });
 process.send({ ready: true });
