@@ -1,4 +1,4 @@
-import { MAX_TIME_MS } from '../options';
+import { MAX_TIME_MS, type Logger } from '../options';
 import type { PubSubManager, Subscription } from '../pubsub/manager';
 import type { AttemptReport, Waiter } from '../pubsub/wait-queue';
 import type { WakePolicy } from '../pubsub/wake';
@@ -40,6 +40,8 @@ export interface Closable {
 /** What an acquisition needs from the client. */
 export interface WaitContext {
   readonly pubsub: PubSubManager;
+  /** Told when a subscription fails and the wait falls back to re-checks. */
+  readonly logger: Logger;
   /** Aborted with `ClientClosedError` on shutdown. */
   readonly lifetime: AbortSignal;
   /** Acquisitions under way; the client closes them all on shutdown. */
@@ -183,7 +185,7 @@ class Acquisition<T> implements Waiter, Closable {
     if (channel === undefined) return;
     this.ctx.pubsub.subscribe(channel, policy, this.deadline - performance.now(), signal).then(
       (subscription) => this.subscribed(subscription),
-      () => this.subscribeFailed(),
+      (error: unknown) => this.subscribeFailed(error),
     );
   }
 
@@ -194,8 +196,17 @@ class Acquisition<T> implements Waiter, Closable {
     else this.attempt();
   }
 
-  private subscribeFailed(): void {
+  /**
+   * Without a subscription the wait re-checks on a back-off instead. A permission error is not
+   * waited out: falling back would hide a misconfigured ACL behind slow polling, so it rejects.
+   */
+  private subscribeFailed(error: unknown): void {
     if (this.done) return;
+    if (isPermissionError(error)) return this.fail(error);
+    this.ctx.logger.debug('subscription failed; waiting on TTL-bounded re-checks instead', {
+      channel: this.request.channel,
+      error,
+    });
     this.degraded = true;
     this.attempt();
   }
@@ -255,6 +266,11 @@ class Acquisition<T> implements Waiter, Closable {
     if (!acquired) this.request.attempts.gaveUp?.();
     return true;
   }
+}
+
+/** Redis refused a command by ACL (`NOPERM`, or a script told it cannot run a command or channel). */
+function isPermissionError(error: unknown): boolean {
+  return error instanceof Error && /^NOPERM|can't (run|publish|access)/.test(error.message);
 }
 
 function fireTimeUp(acquisition: { timeUp(): void }): void {

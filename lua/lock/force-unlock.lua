@@ -10,8 +10,10 @@
     1  the lock existed and was deleted
     0  there was no lock
 ]]
-if redis.call('del', KEYS[1]) == 1 then
+-- Publish first: should the user lack the right to, the script fails before it changed anything.
+if redis.call('exists', KEYS[1]) == 1 then
   redis.call(ARGV[2], KEYS[2], ARGV[1])
+  redis.call('del', KEYS[1])
   return 1
 end
 return 0

@@ -23,10 +23,12 @@ end
 if keep > 0 then
   redis.call('hset', lock, owner, keep)
 else
-  redis.call('hdel', lock, owner)
-  if redis.call('hlen', lock) == 0 then
-    redis.call('del', lock)
+  if redis.call('hlen', lock) == 1 then
+    -- The owner's field is the last: publish first, so a denied PUBLISH changes nothing.
     redis.call(ARGV[4], KEYS[2], ARGV[3])
+    redis.call('del', lock)
+  else
+    redis.call('hdel', lock, owner)
   end
 end
 return held - keep

@@ -36,7 +36,8 @@ if tonumber(held) > 1 then
   return 0
 end
 
-redis.call('del', lock)
+-- Publish first: should the user lack the right to, the script fails before it changed anything.
 redis.call(ARGV[5], channel, ARGV[1])
+redis.call('del', lock)
 redis.call('set', latch, 1, 'px', ARGV[4])
 return 1

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { getEventListeners, once } from 'node:events';
 import { join } from 'node:path';
-import type { RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
 import {
   InvalidArgumentError,
   LockAcquireTimeoutError,
@@ -30,6 +30,10 @@ export interface LockKindUnderTest {
   reentrant: boolean;
   /** Connection options of every client in the run (e.g. `stringNumbers`). */
   connection?: RedisOptions;
+  /** A Redis user every client of the run (child processes too) logs in as; see `prepare`. */
+  user?: { username: string; password: string };
+  /** Runs once against the server before the tests (e.g. to create `user`). */
+  prepare?(admin: Redis): Promise<unknown>;
 }
 
 const WORKER = join(__dirname, 'fixtures', 'lock-worker.mjs');
@@ -48,7 +52,14 @@ export function lockOf(client: RedissonClient, subject: LockKindUnderTest, name:
  */
 export function lockContract(subject: LockKindUnderTest): void {
   const { admin, client, server } = useRedis();
-  const make = (options?: Parameters<typeof client>[0]) => client(options, subject.connection);
+  const make = (options?: Parameters<typeof client>[0]) => client(options, { ...subject.connection, ...subject.user });
+  /** The server's URL, with the run's user in it. */
+  const url = () => {
+    const base = new URL(server().url);
+    if (subject.user) [base.username, base.password] = [subject.user.username, subject.user.password];
+    return base.toString();
+  };
+  if (subject.prepare) beforeAll(() => subject.prepare!(admin()));
   const lockOn = (redisson: RedissonClient, name: string) => lockOf(redisson, subject, name);
 
   /** Keys in Redis now, unlock latches included, sorted. */
@@ -57,7 +68,7 @@ export function lockContract(subject: LockKindUnderTest): void {
   describe(`${subject.kind}: the lock contract`, () => {
     it('excludes across 4 processes: 4 x 50 read-modify-write increments lose no update', async () => {
       const workers = [1, 2, 3, 4].map(() =>
-        spawn(process.execPath, [WORKER, server().url, '50', subject.factory, 'contract:counter-lock', 'contract:counter'], {
+        spawn(process.execPath, [WORKER, url(), '50', subject.factory, 'contract:counter-lock', 'contract:counter'], {
           stdio: ['ignore', 'ignore', 'pipe'],
         }),
       );
