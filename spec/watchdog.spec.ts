@@ -11,25 +11,26 @@ async function scriptCalls(): Promise<number> {
 }
 
 describe('watchdog', () => {
-  it('keeps a lock with a 300 ms lease held for 1.5 s, and renews nothing after unlock', async () => {
-    const redisson = client({ lockWatchdogTimeout: 300 });
+  it('keeps a lock with a 1 s lease held for 3 s, and renews nothing after unlock', async () => {
+    // Leases short enough to see several renewals, long enough for a loaded machine's event loop.
+    const redisson = client({ lockWatchdogTimeout: 1_000 });
     const lock = redisson.getLock('long-job');
     const lost: unknown[] = [];
     redisson.on('lockLost', (event) => lost.push(event));
     const handle = await lock.acquire();
-    await delay(1_500);
+    await delay(3_000);
     expect(handle.signal.aborted).toBe(false);
     expect(await lock.isHeldByThread(handle.threadId)).toBe(true);
     const ttl = await admin().pttl('long-job');
     expect(ttl).toBeGreaterThan(0);
-    expect(ttl).toBeLessThanOrEqual(300);
+    expect(ttl).toBeLessThanOrEqual(1_000);
     await handle.release();
 
     // A hand-written hold on the same key is not kept alive by anything this client does.
     await admin().hset('long-job', `${redisson.id}:${handle.threadId}`, 1);
     await admin().pexpire('long-job', 300);
     const before = await scriptCalls();
-    await delay(800);
+    await delay(1_200); // more than a renewal period: a renewal would show
     expect(await scriptCalls()).toBe(before);
     expect(await admin().exists('long-job')).toBe(0);
     expect(lost).toEqual([]);
@@ -37,12 +38,12 @@ describe('watchdog', () => {
   });
 
   it('renews many leases in batches of lockWatchdogBatchSize', async () => {
-    const redisson = client({ lockWatchdogTimeout: 600, lockWatchdogBatchSize: 4 });
+    const redisson = client({ lockWatchdogTimeout: 900, lockWatchdogBatchSize: 4 });
     const handles = await Promise.all(
       Array.from({ length: 10 }, (_, i) => redisson.getLock(`batch-${i}`).acquire()),
     );
     const before = await commandCounts(admin());
-    await delay(1_000); // about five renewal rounds, one every 200 ms
+    await delay(1_500); // about five renewal rounds, one every 300 ms
     const during = commandsBetween(before, await commandCounts(admin()));
     const calls = (during.evalsha ?? 0) + (during.eval ?? 0);
     // ceil(10 / 4) = 3 calls per round; one call per lease would be 10 per round.

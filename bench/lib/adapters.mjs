@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 
 export const ADAPTER_FILES = [
   'ioredisson',
+  'ioredisson-fair',
   'raw',
   'ping',
   'node-redisson',
