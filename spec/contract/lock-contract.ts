@@ -183,12 +183,12 @@ export function lockContract(subject: LockKindUnderTest): void {
     });
 
     it('keeps a watchdog lease alive across many leases, then tells the holder when it is lost', async () => {
-      const redisson = make({ lockWatchdogTimeout: 600 });
+      const redisson = make({ lockWatchdogTimeout: 1_000 });
       const lock = lockOn(redisson, 'contract:lost');
       const lost: RedissonEvents['lockLost'][] = [];
       redisson.on('lockLost', (event) => lost.push(event));
       const handle = await lock.acquire();
-      await delay(1_500); // 2.5 leases
+      await delay(2_500); // 2.5 leases
       expect(handle.signal.aborted).toBe(false);
       expect(await lock.isLocked()).toBe(true);
       expect(await lock.forceUnlock()).toBe(true); // behind the holder's back, as another process would
