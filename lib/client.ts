@@ -9,6 +9,7 @@ import { LeaseTracker } from './leases/tracker';
 import type { Closable } from './locks/acquisition';
 import type { LockContext, LockKind } from './locks/context';
 import { HoldLedger } from './locks/hold-ledger';
+import { RReadWriteLock } from './locks/read-write-lock';
 import { RLock } from './locks/rlock';
 import { checkName, resolveOptions, type RedissonOptions, type ResolvedOptions } from './options';
 import { OwnerScopes } from './owner';
@@ -63,7 +64,8 @@ export class RedissonClient {
       batchSize: this.options.lockWatchdogBatchSize,
       groupOf: slotGrouping(redis),
       onLost: (error) => {
-        this.scopes.forgetUnscoped(error.lockName, Number(error.owner.slice(this.id.length + 1)));
+        // `<clientId>:<threadId>`, or `<clientId>:<threadId>:write` for a write lock.
+        this.scopes.forgetUnscoped(error.lockName, Number.parseInt(error.owner.slice(this.id.length + 1), 10));
         this.emit('lockLost', { name: error.lockName, owner: error.owner, error });
       },
       onRenewalError: (error) => logger.debug('lease renewal failed; retrying next period', { error }),
@@ -88,6 +90,18 @@ export class RedissonClient {
     checkName(name);
     this.assertOpen();
     return new RLock(this.context, name);
+  }
+
+  /**
+   * The read/write lock called `name` (Redisson's `getReadWriteLock`): `readLock()` is shared,
+   * `writeLock()` exclusive; both are stored in the hash `name`. Cheap: no Redis call.
+   * @throws {InvalidArgumentError} for a bad name.
+   * @throws {ClientClosedError} after `shutdown()`.
+   */
+  getReadWriteLock(name: string): RReadWriteLock {
+    checkName(name);
+    this.assertOpen();
+    return new RReadWriteLock(this.context, name);
   }
 
   /**

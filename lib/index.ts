@@ -12,6 +12,7 @@ export {
 export type { LockEvent, RedissonEvents } from './events';
 export { BaseLock } from './locks/base-lock';
 export { LockHandle } from './locks/handle';
+export { RReadLock, RReadWriteLock, RWriteLock } from './locks/read-write-lock';
 export { RLock } from './locks/rlock';
 export {
   DEFAULTS,

@@ -28,3 +28,26 @@ export function ownerToken(clientId: string, threadId: number): string {
 export const UNLOCK_MESSAGE = '0';
 /** Message a read/write lock channel carries when a read lock is released (wakes every waiter). */
 export const READ_UNLOCK_MESSAGE = '1';
+
+/** Channel of a read/write lock, shared by its read and write lock: `redisson_rwlock:{name}`. */
+export function readWriteLockChannel(name: string): string {
+  return prefixName('redisson_rwlock', name);
+}
+
+/**
+ * Prefix of every read hold's timeout key of a read/write lock: `{name}`, or `name` itself when it
+ * already contains `{` (Redisson's suffixName rule).
+ */
+export function readTimeoutKeyPrefix(name: string): string {
+  return name.includes('{') ? name : `{${name}}`;
+}
+
+/** Prefix of one reader's timeout keys: `{name}:<clientId>:<threadId>:rwlock_timeout`; hold n adds `:n`. */
+export function readerTimeoutPrefix(name: string, reader: string): string {
+  return `${readTimeoutKeyPrefix(name)}:${reader}:rwlock_timeout`;
+}
+
+/** Owner token of a write lock: `<clientId>:<threadId>:write`. */
+export function writerToken(clientId: string, threadId: number): string {
+  return `${ownerToken(clientId, threadId)}:write`;
+}

@@ -100,6 +100,24 @@ export abstract class BaseLock {
     return false;
   }
 
+  /**
+   * @internal Whether a newcomer waits for its turn behind this client's waiters on the channel
+   * before its first attempt (fairness among local waiters). A shared lock (read lock) says no: a
+   * newcomer may get in at once although the local waiters cannot.
+   */
+  protected get queuesBehindLocalWaiters(): boolean {
+    return true;
+  }
+
+  /**
+   * @internal Whether a release that leaves holds sets the lease of the holds left to the lease of
+   * the latest acquisition (RLock, write lock: the unlock script's PEXPIRE). A read lock says no:
+   * each read hold keeps the term its own acquisition set.
+   */
+  protected get partialReleaseResetsLease(): boolean {
+    return true;
+  }
+
   /*
    * The Java-style surface.
    */
@@ -251,7 +269,9 @@ export abstract class BaseLock {
     }
     handOff?.unlocked(result === 'released');
     if (result === 'decremented') {
-      if (record) ledger.extend(record, sentAt, leaseTime);
+      if (record && this.partialReleaseResetsLease) ledger.extend(record, sentAt, leaseTime);
+      // The lock is still held (another reader's holds), but not by this owner any more.
+      if (record?.holds === 0) this.ctx.scopes.forgetUnscoped(this.name, threadId);
     } else {
       // Redis says the owner holds nothing: holds still counted here are stale.
       if (record) ledger.forget(record);
@@ -286,6 +306,7 @@ export abstract class BaseLock {
       backOff: this.backOff,
       waitTime: call.waitTime,
       turnBound: call.leaseTime ?? this.ctx.options.lockWatchdogTimeout,
+      queueFirst: this.queuesBehindLocalWaiters,
       signal: call.signal,
     });
   }

@@ -28,6 +28,12 @@ export interface LockKindUnderTest {
   channel(name: string): string | undefined;
   /** Whether the owner re-enters (false: a second acquire by the holder fails). */
   reentrant: boolean;
+  /**
+   * For a shared lock (a read lock): holders of other owners share it, so wherever the contract
+   * needs a holder that keeps others out, the lock `excludedBy` names (a factory path, e.g.
+   * `getReadWriteLock.writeLock`) holds instead, and exclusion is checked against that lock.
+   */
+  shared?: { excludedBy: string };
   /** Connection options of every client in the run (e.g. `stringNumbers`). */
   connection?: RedisOptions;
   /** A Redis user every client of the run (child processes too) logs in as; see `prepare`. */
@@ -61,14 +67,26 @@ export function lockContract(subject: LockKindUnderTest): void {
   };
   if (subject.prepare) beforeAll(() => subject.prepare!(admin()));
   const lockOn = (redisson: RedissonClient, name: string) => lockOf(redisson, subject, name);
+  /** A lock on `name` that keeps the subject out: the subject itself, or its excluder when shared. */
+  const blockerOn = (redisson: RedissonClient, name: string) =>
+    subject.shared ? lockOf(redisson, { ...subject, factory: subject.shared.excludedBy }, name) : lockOn(redisson, name);
 
   /** Keys in Redis now, unlock latches included, sorted. */
   const keys = async () => (await admin().keys('*')).sort();
 
   describe(`${subject.kind}: the lock contract`, () => {
-    it('excludes across 4 processes: 4 x 50 read-modify-write increments lose no update', async () => {
-      const workers = [1, 2, 3, 4].map(() =>
-        spawn(process.execPath, [WORKER, url(), '50', subject.factory, 'contract:counter-lock', 'contract:counter'], {
+    const exclusion = subject.shared
+      ? 'excludes across 4 processes: 2 x 50 increments under the excluder lose no update, 2 x 50 holds never see one'
+      : 'excludes across 4 processes: 4 x 50 read-modify-write increments lose no update';
+    it(exclusion, async () => {
+      // A shared lock's holders would race each other's increments: two processes increment under
+      // the excluder, and two check, holding the subject, that the counter never moves meanwhile.
+      const roles = subject.shared
+        ? [subject.shared.excludedBy, subject.shared.excludedBy, subject.factory, subject.factory]
+        : [subject.factory, subject.factory, subject.factory, subject.factory];
+      const modes = subject.shared ? ['increment', 'increment', 'observe', 'observe'] : ['increment', 'increment', 'increment', 'increment'];
+      const workers = roles.map((factory, i) =>
+        spawn(process.execPath, [WORKER, url(), '50', factory, 'contract:counter-lock', 'contract:counter', modes[i]!], {
           stdio: ['ignore', 'ignore', 'pipe'],
         }),
       );
@@ -77,7 +95,7 @@ export function lockContract(subject: LockKindUnderTest): void {
       const codes = await Promise.all(workers.map(async (worker) => (await once(worker, 'exit'))[0] as number));
       expect(stderr.join('')).toBe('');
       expect(codes).toEqual([0, 0, 0, 0]);
-      expect(await admin().get('contract:counter')).toBe('200');
+      expect(await admin().get('contract:counter')).toBe(subject.shared ? '100' : '200');
       await eventually(async () => (await keys()).join() === 'contract:counter', 5_000, 'nothing but the counter left');
     });
 
@@ -91,8 +109,18 @@ export function lockContract(subject: LockKindUnderTest): void {
       const ttl = await lock.remainTimeToLive();
       expect(ttl).toBeGreaterThan(10_000);
       expect(ttl).toBeLessThanOrEqual(20_000);
-      const other = lockOn(make(), 'contract:state');
+      const otherClient = make();
+      const other = blockerOn(otherClient, 'contract:state');
       expect(await other.tryLock()).toBe(false);
+      if (subject.shared) {
+        // Another owner shares it, and both count.
+        const sharer = lockOn(otherClient, 'contract:state');
+        const shared = await sharer.tryAcquire();
+        expect(shared).not.toBeNull();
+        expect(await sharer.isHeldByThread(shared!.threadId)).toBe(true);
+        await shared!.release();
+        expect(await lock.isLocked()).toBe(true);
+      }
       await handle.release();
       expect(await lock.isLocked()).toBe(false);
       expect(await lock.remainTimeToLive()).toBe(-2);
@@ -125,7 +153,7 @@ export function lockContract(subject: LockKindUnderTest): void {
       it('wakes a waiter of another client by message, well before the holder lease would end', async () => {
         const holder = make();
         const waiter = make();
-        const held = await lockOn(holder, 'contract:wake').acquire({ leaseTime: 30_000 });
+        const held = await blockerOn(holder, 'contract:wake').acquire({ leaseTime: 30_000 });
         const waiting = lockOn(waiter, 'contract:wake').tryLock({ waitTime: 25_000 });
         await eventually(() => waiter.diagnostics().waiters === 1, 10_000, 'a parked waiter');
         expect(await subscriberCount(admin(), subject.channel('contract:wake')!)).toBe(1);
@@ -141,7 +169,7 @@ export function lockContract(subject: LockKindUnderTest): void {
       it('waits without any subscription, and takes the lock once it is free', async () => {
         const holder = make();
         const waiter = make();
-        const held = await lockOn(holder, 'contract:spin').acquire({ leaseTime: 30_000 });
+        const held = await blockerOn(holder, 'contract:spin').acquire({ leaseTime: 30_000 });
         const before = await commandCounts(admin());
         const waiting = lockOn(waiter, 'contract:spin').tryLock({ waitTime: 20_000 });
         await delay(300);
@@ -156,7 +184,7 @@ export function lockContract(subject: LockKindUnderTest): void {
     it('leaves no subscription, key, timer or listener after a time-out and an abort', async () => {
       const holder = make();
       const waiter = make();
-      const held = await lockOn(holder, 'contract:busy').acquire({ leaseTime: 30_000 });
+      const held = await blockerOn(holder, 'contract:busy').acquire({ leaseTime: 30_000 });
       const keysWhileHeld = await keys();
       const controller = new AbortController();
       const timers = trackTimers();
@@ -233,7 +261,7 @@ export function lockContract(subject: LockKindUnderTest): void {
       redisson.on('lockLost', (event) => lost.push(event.name));
       const handle = await lockOn(redisson, 'contract:shutdown').acquire();
       const other = make();
-      await lockOn(other, 'contract:shutdown2').acquire({ leaseTime: 30_000 });
+      await blockerOn(other, 'contract:shutdown2').acquire({ leaseTime: 30_000 });
       const parked = lockOn(redisson, 'contract:shutdown2').lock();
       await eventually(() => redisson.diagnostics().waiters + redisson.diagnostics().leases >= 1, 5_000, 'a waiter');
       await redisson.shutdown();
