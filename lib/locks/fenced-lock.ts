@@ -33,7 +33,11 @@ export class FencedLock extends RLock {
    * @throws {ClientClosedError} when the client shuts down first.
    */
   lockAndGetToken(options?: LockOptions): Promise<number> {
-    return rejectingThrows(() => this.acquireHold(resolveCallOptions(options, ['leaseTime', 'threadId', 'signal']), toToken));
+    return rejectingThrows(() => {
+      const call = resolveCallOptions(options, ['leaseTime', 'threadId', 'signal']);
+      if (call.threadId === undefined) this.ctx.scopes.warnIfWaitingForItself(this.name);
+      return this.acquireHold(call, toToken);
+    });
   }
 
   /**
