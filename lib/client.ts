@@ -10,7 +10,10 @@ import type { Closable } from './locks/acquisition';
 import type { LockContext, LockKind } from './locks/context';
 import { HoldLedger } from './locks/hold-ledger';
 import { RReadWriteLock } from './locks/read-write-lock';
+import { FencedLock } from './locks/fenced-lock';
+import { NonReentrantLock } from './locks/non-reentrant-lock';
 import { RLock } from './locks/rlock';
+import { SpinLock, toBackOff, type BackOffOptions } from './locks/spin-lock';
 import { checkName, resolveOptions, type RedissonOptions, type ResolvedOptions } from './options';
 import { OwnerScopes } from './owner';
 import { PubSubManager } from './pubsub/manager';
@@ -102,6 +105,45 @@ export class RedissonClient {
     checkName(name);
     this.assertOpen();
     return new RReadWriteLock(this.context, name);
+  }
+
+  /**
+   * The spin lock called `name` (Redisson's `getSpinLock`): an RLock-compatible reentrant lock whose
+   * waiters poll with `backOff` instead of subscribing. Cheap: no Redis call.
+   * @param backOff pauses between attempts while the lock is busy.
+   *   @default { type: 'exponential', initialDelay: 1, maxDelay: 128, multiplier: 2 }
+   * @throws {InvalidArgumentError} for a bad name or back-off option.
+   * @throws {ClientClosedError} after shutdown.
+   */
+  getSpinLock(name: string, backOff?: BackOffOptions): SpinLock {
+    checkName(name);
+    const pauses = toBackOff(backOff);
+    this.assertOpen();
+    return new SpinLock(this.context, name, pauses);
+  }
+
+  /**
+   * The fenced lock called `name` (Redisson's `getFencedLock`): an RLock whose every acquisition
+   * draws a larger fencing token from `redisson_lock_token:{name}`. Cheap: no Redis call.
+   * @throws {InvalidArgumentError} for a bad name.
+   * @throws {ClientClosedError} after shutdown.
+   */
+  getFencedLock(name: string): FencedLock {
+    checkName(name);
+    this.assertOpen();
+    return new FencedLock(this.context, name);
+  }
+
+  /**
+   * The non-reentrant lock called `name` (Redisson's `getNonReentrantLock`): an RLock whose holder
+   * is refused with `LockReentryError` when it asks again. Cheap: no Redis call.
+   * @throws {InvalidArgumentError} for a bad name.
+   * @throws {ClientClosedError} after shutdown.
+   */
+  getNonReentrantLock(name: string): NonReentrantLock {
+    checkName(name);
+    this.assertOpen();
+    return new NonReentrantLock(this.context, name);
   }
 
   /**

@@ -4,6 +4,7 @@ export type RedissonErrorCode =
   | 'ERR_LOCK_NOT_HELD'
   | 'ERR_LOCK_ACQUIRE_TIMEOUT'
   | 'ERR_LOCK_LOST'
+  | 'ERR_LOCK_REENTRY'
   | 'ERR_CLIENT_CLOSED';
 
 /** Base class of every error this library throws; `code` tells them apart without `instanceof`. */
@@ -69,6 +70,24 @@ export class LockLostError extends RedissonError {
     readonly owner: string,
   ) {
     super(message);
+  }
+}
+
+/**
+ * A non-reentrant lock was asked for again by the owner that already holds it. Raised at once, from
+ * the acquire script's answer, instead of waiting for itself; the existing hold is kept. Redisson's
+ * `IllegalMonitorStateException` for a non-reentrant re-acquire.
+ */
+export class LockReentryError extends RedissonError {
+  readonly code = 'ERR_LOCK_REENTRY';
+
+  constructor(
+    /** The lock's name. */
+    readonly lockName: string,
+    /** The owner token `<clientId>:<threadId>` that holds it and asked again. */
+    readonly owner: string,
+  ) {
+    super(`Lock '${lockName}' is non-reentrant and is already held by owner ${owner}`);
   }
 }
 

@@ -6,14 +6,23 @@ export {
   LockAcquireTimeoutError,
   LockLostError,
   LockNotHeldError,
+  LockReentryError,
   RedissonError,
   type RedissonErrorCode,
 } from './errors';
 export type { LockEvent, RedissonEvents } from './events';
 export { BaseLock } from './locks/base-lock';
+export { FencedLock, type FencedLockHandle } from './locks/fenced-lock';
 export { LockHandle } from './locks/handle';
 export { RReadLock, RReadWriteLock, RWriteLock } from './locks/read-write-lock';
+export { NonReentrantLock } from './locks/non-reentrant-lock';
 export { RLock } from './locks/rlock';
+export {
+  SpinLock,
+  type BackOffOptions,
+  type ConstantBackOffOptions,
+  type ExponentialBackOffOptions,
+} from './locks/spin-lock';
 export {
   DEFAULTS,
   MAX_NAME_BYTES,

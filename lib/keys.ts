@@ -19,6 +19,11 @@ export function unlockLatchKey(name: string, requestId: string): string {
   return `${prefixName('redisson_unlock_latch', name)}:${requestId}`;
 }
 
+/** Counter a fenced lock draws its tokens from: `redisson_lock_token:{name}`. */
+export function fencingTokenKey(name: string): string {
+  return prefixName('redisson_lock_token', name);
+}
+
 /** Owner token stored as the lock hash field: `<clientId>:<threadId>`. */
 export function ownerToken(clientId: string, threadId: number): string {
   return `${clientId}:${threadId}`;

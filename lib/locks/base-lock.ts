@@ -1,4 +1,4 @@
-import { InvalidArgumentError, LockAcquireTimeoutError, LockNotHeldError } from '../errors';
+import { InvalidArgumentError, LockAcquireTimeoutError, LockNotHeldError, RedissonError } from '../errors';
 import { ownerToken } from '../keys';
 import type { Lease } from '../leases/lease';
 import {
@@ -31,8 +31,17 @@ export interface AttemptInput {
   readonly waitTime: number | undefined;
 }
 
-/** What one attempt found: `null` when acquired, else the holder's TTL in ms (-1: none). */
-export type AttemptResult = number | null;
+/**
+ * What one attempt found: `null` when acquired, else the holder's TTL in ms (-1: none). A kind whose
+ * acquire script reports more on success (the fenced lock's token) resolves an {@link Acquired}.
+ */
+export type AttemptResult = number | null | Acquired;
+
+/** A successful attempt that reports what the acquisition was given. */
+export interface Acquired {
+  /** The fencing token this acquisition drew (fenced lock). */
+  readonly fencingToken: number;
+}
 
 /**
  * What every lock shares (Redisson's `RedissonBaseLock`): owner resolution, the hold ledger,
@@ -295,8 +304,9 @@ export abstract class BaseLock {
    * `outcome` makes of the owner's thread id (`undefined` when the time ran out). The acquisition
    * resolves that value itself, so a parked waiter keeps no suspended frames or chained callbacks.
    * It rejects before sending anything on a closed client or an aborted signal.
+   * @internal Kinds with their own results (the fenced lock's token) pass their own `outcome`.
    */
-  private acquireHold<T>(call: CallOptions, outcome: Outcome<T>): Promise<T> {
+  protected acquireHold<T>(call: CallOptions, outcome: Outcome<T>): Promise<T> {
     const scoped = call.threadId ?? this.ctx.scopes.current();
     const threadId = scoped ?? this.ctx.scopes.nextThreadId();
     return acquireWithWait(this.ctx, {
@@ -370,6 +380,8 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
   private readonly name: string;
   /** The owner's record, once an attempt acquired. */
   private acquired: HeldLock | undefined;
+  /** The fencing token the acquiring attempt reported, if its kind draws one. */
+  private fencingToken: number | undefined;
   readonly leaseTime: number;
   readonly waitTime: number | undefined;
   believedHolds = 0;
@@ -394,7 +406,7 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
     if (!acquired || !record) return this.outcome(lock, undefined, call);
     return (
       lock.concludeAcquisition(threadId, this.owner, this.unscoped, call.signal) ??
-      this.outcome(lock, { threadId, lease: record }, call)
+      this.outcome(lock, { threadId, lease: record, fencingToken: this.fencingToken }, call)
     );
   }
 
@@ -409,22 +421,30 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
   /**
    * One run of the acquire script. A success is counted before anyone can see it (so no release
    * can race it), unless the caller abandoned the attempt meanwhile: then it is undone. A failure in
-   * transit leaves the outcome unknown, so whatever it may have added is undone too. (Should one
+   * transit leaves the outcome unknown, so whatever it may have added is undone too, unless the kind
+   * raised a {@link RedissonError} from the script's answer (a refusal, such as a non-reentrant
+   * lock's re-acquire): the script ran and changed nothing. (Should one
    * owner run parallel acquisitions of one lock and one of them fail in transit, the undo cannot
    * tell whose hold it removes; one owner's holds are one logical thread's, so this stays rare.)
    */
-  async attempt(): Promise<AttemptResult> {
+  async attempt(): Promise<number | null> {
     const { lock, name, owner } = this;
     const { ledger } = lock;
     const sentAt = performance.now();
     const record = ledger.beginAcquire(name, owner);
     const believedHolds = (this.believedHolds = record.believedHolds);
-    let ttl: AttemptResult;
+    let ttl: number | null;
     try {
-      ttl = await lock.attemptOnce(this);
+      const result = await lock.attemptOnce(this);
+      if (result !== null && typeof result === 'object') {
+        this.fencingToken = result.fencingToken;
+        ttl = null;
+      } else {
+        ttl = result;
+      }
     } catch (error) {
       ledger.endAcquire(record);
-      lock.undo(owner, believedHolds);
+      if (!(error instanceof RedissonError)) lock.undo(owner, believedHolds);
       throw error;
     }
     if (ttl !== null || this.abandoned) {
@@ -438,31 +458,33 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
   }
 }
 
-/** An acquired hold: the owner's thread id and the record it counts in. */
-interface Hold {
+/** @internal An acquired hold: the owner's thread id, the record it counts in, its fencing token if any. */
+export interface Hold {
   threadId: number;
   lease: HeldLock;
+  /** The token the acquisition drew; `undefined` for kinds without fencing. */
+  fencingToken: number | undefined;
 }
 
-/** What a call resolves, made from the acquired hold (`undefined`: the wait time ran out). */
-type Outcome<T> = (lock: BaseLock, hold: Hold | undefined, call: CallOptions) => T;
+/** @internal What a call resolves, made from the acquired hold (`undefined`: the wait time ran out). */
+export type Outcome<T> = (lock: BaseLock, hold: Hold | undefined, call: CallOptions) => T;
 
 const toNothing: Outcome<void> = () => undefined;
 const toBoolean: Outcome<boolean> = (_lock, hold) => hold !== undefined;
 const toHandleOrNull: Outcome<LockHandle | null> = (lock, hold) =>
-  hold === undefined ? null : new LockHandle(lock, hold.threadId, hold.lease);
+  hold === undefined ? null : new LockHandle(lock, hold.threadId, hold.lease, hold.fencingToken);
 const toHandle: Outcome<LockHandle> = (lock, hold, call) => {
   if (hold === undefined) throw new LockAcquireTimeoutError(lock.name, call.waitTime ?? 0);
-  return new LockHandle(lock, hold.threadId, hold.lease);
+  return new LockHandle(lock, hold.threadId, hold.lease, hold.fencingToken);
 };
 
-/** `tryLock` and `tryAcquire` make a single attempt unless given a `waitTime`. */
-function withSingleAttemptDefault(call: CallOptions): CallOptions {
+/** @internal `tryLock` and `tryAcquire` make a single attempt unless given a `waitTime`. */
+export function withSingleAttemptDefault(call: CallOptions): CallOptions {
   return call.waitTime === undefined ? { ...call, waitTime: 0 } : call;
 }
 
-/** Runs `start`, turning a synchronous throw (bad input, closed client) into a rejection. */
-function rejectingThrows<T>(start: () => Promise<T>): Promise<T> {
+/** @internal Runs `start`, turning a synchronous throw (bad input, closed client) into a rejection. */
+export function rejectingThrows<T>(start: () => Promise<T>): Promise<T> {
   try {
     return start();
   } catch (error) {

@@ -32,6 +32,11 @@ export class LockHandle implements AsyncDisposable {
     readonly threadId: number,
     /** The lease the hold is counted in, which tells the handle of its loss. */
     private readonly lease: Lease,
+    /**
+     * The fencing token this acquisition drew: a number that grows with every acquisition of the
+     * lock, for guarding writes elsewhere (see `FencedLock`). `undefined` for kinds without tokens.
+     */
+    readonly fencingToken?: number,
   ) {
     this.name = lock.name;
     lease.watch(this.onLost);

@@ -29,6 +29,12 @@ export function toFlags(reply: unknown): boolean[] {
   return reply.map(toFlag);
 }
 
+/** An array reply of integers. */
+export function toIntegers(reply: unknown): number[] {
+  if (!Array.isArray(reply)) throw new TypeError(`Expected an array reply from Redis, got ${describeReply(reply)}`);
+  return reply.map(toInteger);
+}
+
 /** A bulk-string reply, or `null` for nil. */
 export function toStringOrNull(reply: unknown): string | null {
   if (reply === null || typeof reply === 'string') return reply;
