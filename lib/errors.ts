@@ -4,6 +4,7 @@ export type RedissonErrorCode =
   | 'ERR_LOCK_NOT_HELD'
   | 'ERR_LOCK_ACQUIRE_TIMEOUT'
   | 'ERR_LOCK_LOST'
+  | 'ERR_LOCK_REENTRY'
   | 'ERR_CLIENT_CLOSED';
 
 /** Base class of every error this library throws; `code` tells them apart without `instanceof`. */
@@ -69,6 +70,24 @@ export class LockLostError extends RedissonError {
     readonly owner: string,
   ) {
     super(message);
+  }
+}
+
+/**
+ * The holder of a non-reentrant lock tried to acquire it again (Redisson's
+ * `IllegalMonitorStateException` for a non-reentrant re-acquire). It fails at once instead of
+ * re-entering or waiting for itself; other owners keep waiting as usual.
+ */
+export class LockReentryError extends RedissonError {
+  readonly code = 'ERR_LOCK_REENTRY';
+
+  constructor(
+    /** The lock's name. */
+    readonly lockName: string,
+    /** The owner token `<clientId>:<threadId>` that holds it and asked again. */
+    readonly owner: string,
+  ) {
+    super(`Lock '${lockName}' is non-reentrant and is already held by owner ${owner}`);
   }
 }
 

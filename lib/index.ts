@@ -6,12 +6,15 @@ export {
   LockAcquireTimeoutError,
   LockLostError,
   LockNotHeldError,
+  LockReentryError,
   RedissonError,
   type RedissonErrorCode,
 } from './errors';
 export type { LockEvent, RedissonEvents } from './events';
 export { BaseLock } from './locks/base-lock';
+export { FairLock } from './locks/fair-lock';
 export { LockHandle } from './locks/handle';
+export { NonReentrantFairLock } from './locks/non-reentrant-fair-lock';
 export { RLock } from './locks/rlock';
 export {
   DEFAULTS,

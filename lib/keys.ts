@@ -28,3 +28,18 @@ export function ownerToken(clientId: string, threadId: number): string {
 export const UNLOCK_MESSAGE = '0';
 /** Message a read/write lock channel carries when a read lock is released (wakes every waiter). */
 export const READ_UNLOCK_MESSAGE = '1';
+
+/** Fair lock's wait queue (a LIST of owner tokens, head first): `redisson_lock_queue:{name}`. */
+export function fairLockQueue(name: string): string {
+  return prefixName('redisson_lock_queue', name);
+}
+
+/** Fair lock's waiter deadlines (a ZSET of owner tokens, epoch ms): `redisson_lock_timeout:{name}`. */
+export function fairLockTimeouts(name: string): string {
+  return prefixName('redisson_lock_timeout', name);
+}
+
+/** A fair-lock waiter's own channel: `redisson_lock__channel:{name}:<clientId>:<threadId>`. */
+export function fairWaiterChannel(name: string, owner: string): string {
+  return `${lockChannel(name)}:${owner}`;
+}
