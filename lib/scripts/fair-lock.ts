@@ -17,6 +17,7 @@ const TRIM = defineScript('fair-lock/trim', trimSource);
 
 /** Error text of a refused re-acquire of a non-reentrant lock (Redisson's, verbatim). */
 export const NON_REENTRANT_REACQUIRE = 'NON_REENTRANT_REACQUIRE';
+const REENTRY_REFUSED = new RegExp(`^(?:ERR )?${NON_REENTRANT_REACQUIRE}\\b`);
 
 /**
  * Longest re-check hint in ms while a fair lock is free but it is another waiter's turn. A waiter
@@ -63,7 +64,8 @@ export function acquireFairLock(runner: ScriptRunner, request: FairAcquireReques
     FAIR_RECHECK_MS,
   ];
   return runner.run(ACQUIRE, [lock, queue, timeouts], args).then(toIntegerOrNull, (error: unknown) => {
-    if (error instanceof Error && error.message.startsWith(NON_REENTRANT_REACQUIRE)) {
+    // Redis 7 prefixes a script's bare error text with `ERR `; older servers send it as is.
+    if (error instanceof Error && REENTRY_REFUSED.test(error.message)) {
       throw new LockReentryError(name, owner);
     }
     throw error;

@@ -121,7 +121,11 @@ export function lockContract(subject: LockKindUnderTest): void {
           expect(await lock.getHoldCount()).toBe(2);
           await lock.unlock();
         } else {
-          await expect(lock.tryLock({ waitTime: 100 })).rejects.toThrow();
+          // At once, with the shared typed error: not a wait for itself, not a re-entry.
+          const startedAt = performance.now();
+          await expect(lock.tryLock({ waitTime: 5_000 })).rejects.toMatchObject({ code: 'ERR_LOCK_REENTRY' });
+          expect(performance.now() - startedAt).toBeLessThan(2_500);
+          expect(await lock.getHoldCount()).toBe(1);
         }
         await lock.unlock();
       });
