@@ -8,10 +8,12 @@ import type { LeaseKind } from './leases/lease';
 import { LeaseTracker } from './leases/tracker';
 import type { Closable } from './locks/acquisition';
 import type { LockContext, LockKind } from './locks/context';
+import { FairLock } from './locks/fair-lock';
 import { HoldLedger } from './locks/hold-ledger';
 import { RReadWriteLock } from './locks/read-write-lock';
 import { FencedLock } from './locks/fenced-lock';
 import { NonReentrantLock } from './locks/non-reentrant-lock';
+import { NonReentrantFairLock } from './locks/non-reentrant-fair-lock';
 import { RLock } from './locks/rlock';
 import { SpinLock, toBackOff, type BackOffOptions } from './locks/spin-lock';
 import { checkName, resolveOptions, type RedissonOptions, type ResolvedOptions } from './options';
@@ -144,6 +146,30 @@ export class RedissonClient {
     checkName(name);
     this.assertOpen();
     return new NonReentrantLock(this.context, name);
+  }
+
+  /**
+   * The fair lock called `name` (Redisson's `getFairLock`): reentrant, granted in arrival order.
+   * Cheap: no Redis call.
+   * @throws {InvalidArgumentError} for a bad name.
+   * @throws {ClientClosedError} after `shutdown()`.
+   */
+  getFairLock(name: string): FairLock {
+    checkName(name);
+    this.assertOpen();
+    return new FairLock(this.context, name);
+  }
+
+  /**
+   * The non-reentrant fair lock called `name` (Redisson's `getNonReentrantFairLock`): granted in
+   * arrival order; its holder's second acquire rejects with `LockReentryError`. Cheap: no Redis call.
+   * @throws {InvalidArgumentError} for a bad name.
+   * @throws {ClientClosedError} after `shutdown()`.
+   */
+  getNonReentrantFairLock(name: string): NonReentrantFairLock {
+    checkName(name);
+    this.assertOpen();
+    return new NonReentrantFairLock(this.context, name);
   }
 
   /**

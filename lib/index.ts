@@ -12,10 +12,12 @@ export {
 } from './errors';
 export type { LockEvent, RedissonEvents } from './events';
 export { BaseLock } from './locks/base-lock';
+export { FairLock } from './locks/fair-lock';
 export { FencedLock, type FencedLockHandle } from './locks/fenced-lock';
 export { LockHandle } from './locks/handle';
-export { RReadLock, RReadWriteLock, RWriteLock } from './locks/read-write-lock';
+export { NonReentrantFairLock } from './locks/non-reentrant-fair-lock';
 export { NonReentrantLock } from './locks/non-reentrant-lock';
+export { RReadLock, RReadWriteLock, RWriteLock } from './locks/read-write-lock';
 export { RLock } from './locks/rlock';
 export {
   SpinLock,

@@ -56,3 +56,18 @@ export function readerTimeoutPrefix(name: string, reader: string): string {
 export function writerToken(clientId: string, threadId: number): string {
   return `${ownerToken(clientId, threadId)}:write`;
 }
+
+/** Fair lock's wait queue (a LIST of owner tokens, head first): `redisson_lock_queue:{name}`. */
+export function fairLockQueue(name: string): string {
+  return prefixName('redisson_lock_queue', name);
+}
+
+/** Fair lock's waiter deadlines (a ZSET of owner tokens, epoch ms): `redisson_lock_timeout:{name}`. */
+export function fairLockTimeouts(name: string): string {
+  return prefixName('redisson_lock_timeout', name);
+}
+
+/** A fair-lock waiter's own channel: `redisson_lock__channel:{name}:<clientId>:<threadId>`. */
+export function fairWaiterChannel(name: string, owner: string): string {
+  return `${lockChannel(name)}:${owner}`;
+}

@@ -17,6 +17,13 @@ export interface RedissonOptions {
    */
   lockWatchdogBatchSize?: number;
   /**
+   * A fair-lock waiter's slack in ms when its call has no `waitTime` (`lock()`, `acquire()`): how
+   * long after its turn could have come it keeps its place in the queue. A waiter whose process
+   * died blocks the waiters behind it until then. Redisson's default; its docs say 5 s, its code 5 min.
+   * @default 300000
+   */
+  fairLockWaitTimeout?: number;
+  /**
    * Longest wait in ms for a SUBSCRIBE reply before a waiter falls back to TTL-bounded re-checks.
    * @default 7500
    */
@@ -50,6 +57,7 @@ export type ResolvedOptions = Readonly<Required<RedissonOptions>>;
 export const DEFAULTS: ResolvedOptions = Object.freeze({
   lockWatchdogTimeout: 30_000,
   lockWatchdogBatchSize: 100,
+  fairLockWaitTimeout: 300_000,
   subscriptionTimeout: 7_500,
   shardedPubSub: 'auto',
   logger: SILENT,
@@ -92,6 +100,7 @@ export function resolveOptions(options: RedissonOptions | undefined): ResolvedOp
   const resolved = { ...DEFAULTS, ...stripUndefined(given) };
   checkTime('lockWatchdogTimeout', resolved.lockWatchdogTimeout, { min: 1 });
   checkInteger('lockWatchdogBatchSize', resolved.lockWatchdogBatchSize, 1, 10_000);
+  checkTime('fairLockWaitTimeout', resolved.fairLockWaitTimeout, { min: 1 });
   checkTime('subscriptionTimeout', resolved.subscriptionTimeout, { min: 1 });
   if (typeof (resolved.logger as Partial<Logger> | null)?.debug !== 'function') {
     throw new InvalidArgumentError('logger must be an object with a debug(message, details) method');

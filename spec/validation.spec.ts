@@ -63,6 +63,7 @@ describe('client options', () => {
     expect(redisson.options).toEqual({
       lockWatchdogTimeout: 30_000,
       lockWatchdogBatchSize: 100,
+      fairLockWaitTimeout: 300_000,
       subscriptionTimeout: 7_500,
       shardedPubSub: 'auto',
       logger: DEFAULTS.logger,
@@ -77,6 +78,8 @@ describe('client options', () => {
     { lockWatchdogTimeout: 1.5 },
     { lockWatchdogTimeout: MAX_TIME_MS + 1 },
     { lockWatchdogBatchSize: 0 },
+    { fairLockWaitTimeout: 0 },
+    { fairLockWaitTimeout: 2.5 },
     { subscriptionTimeout: -1 },
     { shardedPubSub: 'yes' },
     { watchdog: 1000 },

@@ -101,8 +101,16 @@ export abstract class BaseLock {
     return ownerToken(this.ctx.clientId, threadId);
   }
 
-  /** @internal Told when an acquisition of `threadId` ends without acquiring (fair lock's clean-up). */
-  protected acquisitionGaveUp(_threadId: number): void {}
+  /**
+   * @internal Told once when an acquisition of `threadId` ends without acquiring, whichever way
+   * (time-out, abort, error, shutdown); `waitTime` is the call's (`undefined`: no limit, `0`: a
+   * single attempt). The place to undo what waiting left in Redis (the fair lock's queue entry).
+   * A promise returned is awaited before a time-out resolves, so the caller sees Redis cleaned up;
+   * an abort, an error or a shutdown rejects at once. A rejection is logged, never thrown.
+   */
+  protected acquisitionGaveUp(_threadId: number, _waitTime: number | undefined): Promise<unknown> | undefined {
+    return undefined;
+  }
 
   /** @internal Whether a release that frees the lock hands it straight to the next local waiter. */
   protected get handsOffLocally(): boolean {
@@ -333,9 +341,22 @@ export abstract class BaseLock {
     );
   }
 
-  /** @internal Told by {@link LockAttempts} that an acquisition ended without acquiring. */
-  gaveUp(threadId: number): void {
-    this.acquisitionGaveUp(threadId);
+  /**
+   * @internal Told by {@link LockAttempts} that an acquisition ended without acquiring; resolves
+   * (never rejects) once the kind's clean-up is done, if it has one.
+   */
+  gaveUp(threadId: number, waitTime: number | undefined): Promise<void> | undefined {
+    let cleanUp: Promise<unknown> | undefined;
+    try {
+      cleanUp = this.acquisitionGaveUp(threadId, waitTime);
+    } catch (error) {
+      cleanUp = Promise.reject(error);
+    }
+    return cleanUp?.then(
+      () => undefined,
+      (error: unknown) =>
+        this.ctx.logger.debug('cleaning up after a given-up acquisition failed', { name: this.name, threadId, error }),
+    );
   }
 
   /**
@@ -382,6 +403,8 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
   private acquired: HeldLock | undefined;
   /** The fencing token the acquiring attempt reported, if its kind draws one. */
   private fencingToken: number | undefined;
+  /** The kind's clean-up after giving up, if any; a time-out resolves after it. */
+  private cleanUp: Promise<void> | undefined;
   readonly leaseTime: number;
   readonly waitTime: number | undefined;
   believedHolds = 0;
@@ -403,7 +426,10 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
   conclude(acquired: boolean): T | Promise<T> {
     const { lock, threadId, call } = this;
     const record = this.acquired;
-    if (!acquired || !record) return this.outcome(lock, undefined, call);
+    if (!acquired || !record) {
+      const { cleanUp, outcome } = this;
+      return cleanUp ? cleanUp.then(() => outcome(lock, undefined, call)) : outcome(lock, undefined, call);
+    }
     return (
       lock.concludeAcquisition(threadId, this.owner, this.unscoped, call.signal) ??
       this.outcome(lock, { threadId, lease: record, fencingToken: this.fencingToken }, call)
@@ -415,7 +441,7 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
   }
 
   gaveUp(): void {
-    this.lock.gaveUp(this.threadId);
+    this.cleanUp = this.lock.gaveUp(this.threadId, this.waitTime);
   }
 
   /**

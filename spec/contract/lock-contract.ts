@@ -26,6 +26,12 @@ export interface LockKindUnderTest {
   factory: string;
   /** The channel a waiter on `name` subscribes to; `undefined` for a kind that never subscribes. */
   channel(name: string): string | undefined;
+  /**
+   * For a kind whose waiters each listen on a channel of their own (the fair lock): the channel of
+   * the waiter `owner` on `name`. The contract passes a glob owner (`<clientId>:*`) to find a
+   * client's waiter channels with PUBSUB CHANNELS, and checks that nobody listens on `channel(name)`.
+   */
+  waiterChannel?(name: string, owner: string): string;
   /** Whether the owner re-enters (false: a second acquire by the holder fails). */
   reentrant: boolean;
   /**
@@ -81,6 +87,19 @@ export function lockContract(subject: LockKindUnderTest): void {
   const keys = async () => {
     const kept = new Set(['contract:counter-lock', 'contract:busy'].flatMap((name) => subject.keeps?.(name) ?? []));
     return (await admin().keys('*')).filter((key) => !kept.has(key)).sort();
+  };
+
+  /** Channels of `redisson`'s own waiters on `name` that have a subscriber now (per-waiter kinds). */
+  const waiterChannels = async (redisson: RedissonClient, name: string) =>
+    (await admin().pubsub('CHANNELS', subject.waiterChannel!(name, `${redisson.id}:*`))) as string[];
+
+  /** Waits until no waiter of `redisson` listens for releases of `name` any more. */
+  const expectNoListener = async (redisson: RedissonClient, name: string) => {
+    const channel = subject.channel(name);
+    if (channel) await expectUnsubscribed(admin(), channel);
+    if (subject.waiterChannel) {
+      await eventually(async () => (await waiterChannels(redisson, name)).length === 0, 5_000, `no waiter channel of ${name}`);
+    }
   };
 
   describe(`${subject.kind}: the lock contract`, () => {
@@ -150,7 +169,11 @@ export function lockContract(subject: LockKindUnderTest): void {
           expect(await lock.getHoldCount()).toBe(2);
           await lock.unlock();
         } else {
-          await expect(lock.tryLock({ waitTime: 100 })).rejects.toThrow();
+          // At once, with the shared typed error: not a wait for itself, not a re-entry.
+          const startedAt = performance.now();
+          await expect(lock.tryLock({ waitTime: 5_000 })).rejects.toMatchObject({ code: 'ERR_LOCK_REENTRY' });
+          expect(performance.now() - startedAt).toBeLessThan(2_500);
+          expect(await lock.getHoldCount()).toBe(1);
         }
         await lock.unlock();
       });
@@ -165,14 +188,22 @@ export function lockContract(subject: LockKindUnderTest): void {
         const held = await blockerOn(holder, 'contract:wake').acquire({ leaseTime: 30_000 });
         const waiting = lockOn(waiter, 'contract:wake').tryLock({ waitTime: 25_000 });
         await eventually(() => waiter.diagnostics().waiters === 1, 10_000, 'a parked waiter');
-        expect(await subscriberCount(admin(), subject.channel('contract:wake')!)).toBe(1);
+        if (subject.waiterChannel) {
+          // One channel of the waiter's own, one subscriber; the shared channel stays silent.
+          const own = await waiterChannels(waiter, 'contract:wake');
+          expect(own).toHaveLength(1);
+          expect(await subscriberCount(admin(), own[0]!)).toBe(1);
+          expect(await subscriberCount(admin(), subject.channel('contract:wake')!)).toBe(0);
+        } else {
+          expect(await subscriberCount(admin(), subject.channel('contract:wake')!)).toBe(1);
+        }
         const releasedAt = performance.now();
         await held.release();
         expect(await waiting).toBe(true);
         // Far below the 30 s lease: only the release message can have woken it this soon.
         expect(performance.now() - releasedAt).toBeLessThan(10_000);
         await lockOn(waiter, 'contract:wake').unlock();
-        await expectUnsubscribed(admin(), subject.channel('contract:wake')!);
+        await expectNoListener(waiter, 'contract:wake');
       });
     } else {
       it('waits without any subscription, and takes the lock once it is free', async () => {
@@ -212,8 +243,7 @@ export function lockContract(subject: LockKindUnderTest): void {
       }
       expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
       expect(waiter.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
-      const channel = subject.channel('contract:busy');
-      if (channel) await expectUnsubscribed(admin(), channel);
+      await expectNoListener(waiter, 'contract:busy');
       expect(await keys()).toEqual(keysWhileHeld); // the waiter left nothing of its own
       await held.release();
       await eventually(async () => (await keys()).length === 0, 5_000, 'no key left');
@@ -278,8 +308,7 @@ export function lockContract(subject: LockKindUnderTest): void {
       expect(handle.signal.reason).toBeInstanceOf(LockLostError);
       expect(lost).toEqual(['contract:shutdown']);
       expect(redisson.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
-      const channel = subject.channel('contract:shutdown2');
-      if (channel) await expectUnsubscribed(admin(), channel);
+      await expectNoListener(redisson, 'contract:shutdown2');
     });
   });
 }

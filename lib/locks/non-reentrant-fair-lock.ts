@@ -1,0 +1,12 @@
+import { FairLock } from './fair-lock';
+
+/**
+ * A fair lock its holder cannot take twice (Redisson's `RedissonNonReentrantFairLock`): same keys,
+ * queue, channels and scripts as {@link FairLock}, but a re-acquire by the owner holding it rejects
+ * at once with `LockReentryError` instead of re-entering; other owners wait in the queue as usual.
+ * Get one from `RedissonClient.getNonReentrantFairLock`.
+ */
+export class NonReentrantFairLock extends FairLock {
+  /** @internal */
+  protected override readonly reentrant: boolean = false;
+}
