@@ -20,6 +20,9 @@ import { checkName, resolveOptions, type RedissonOptions, type ResolvedOptions }
 import { OwnerScopes } from './owner';
 import { PubSubManager } from './pubsub/manager';
 import { ScriptRunner } from './scripts/runner';
+import { RCountDownLatch } from './sync/count-down-latch';
+import { RPermitExpirableSemaphore } from './sync/permit-expirable-semaphore';
+import { RSemaphore } from './sync/semaphore';
 
 /** Counts of what a client is holding on to, for monitoring and leak checks. */
 export interface ClientDiagnostics {
@@ -170,6 +173,42 @@ export class RedissonClient {
     checkName(name);
     this.assertOpen();
     return new NonReentrantFairLock(this.context, name);
+  }
+
+  /**
+   * The counting semaphore called `name` (Redisson's `getSemaphore`). Cheap: no Redis call.
+   * @throws {InvalidArgumentError} for a bad name.
+   * @throws {ClientClosedError} after `shutdown()`.
+   */
+  getSemaphore(name: string): RSemaphore {
+    checkName(name);
+    this.assertOpen();
+    return new RSemaphore(this.context, name);
+  }
+
+  /**
+   * The semaphore with permit ids and leases called `name` (Redisson's
+   * `getPermitExpirableSemaphore`). Cheap: no Redis call.
+   * @throws {InvalidArgumentError} for a bad name.
+   * @throws {ClientClosedError} after `shutdown()`.
+   */
+  getPermitExpirableSemaphore(name: string): RPermitExpirableSemaphore {
+    checkName(name);
+    this.assertOpen();
+    return new RPermitExpirableSemaphore(this.context, name);
+  }
+
+  /**
+   * The count-down latch called `name` (Redisson's `getCountDownLatch`). Cheap: no Redis call.
+   * Avoid braces in latch names on Redis Cluster: Redisson's latch channel wraps the name in braces
+   * of its own, which puts it in another slot than the count.
+   * @throws {InvalidArgumentError} for a bad name.
+   * @throws {ClientClosedError} after `shutdown()`.
+   */
+  getCountDownLatch(name: string): RCountDownLatch {
+    checkName(name);
+    this.assertOpen();
+    return new RCountDownLatch(this.context, name);
   }
 
   /**

@@ -37,3 +37,16 @@ export {
   type ResolvedOptions,
   type TryLockOptions,
 } from './options';
+export { RCountDownLatch } from './sync/count-down-latch';
+export {
+  MAX_PERMITS,
+  type ExpirableAcquireOptions,
+  type ExpirableUsingOptions,
+  type LatchAwaitOptions,
+  type SemaphoreAcquireOptions,
+  type SemaphoreUsingOptions,
+  type TrySetPermitsOptions,
+} from './sync/options';
+export { PermitHandle } from './sync/permits';
+export { RPermitExpirableSemaphore } from './sync/permit-expirable-semaphore';
+export { RSemaphore } from './sync/semaphore';

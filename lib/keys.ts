@@ -71,3 +71,33 @@ export function fairLockTimeouts(name: string): string {
 export function fairWaiterChannel(name: string, owner: string): string {
   return `${lockChannel(name)}:${owner}`;
 }
+
+/** `{name}:suffix`, or `name:suffix` when the name already contains `{` (Redisson's rule, verbatim). */
+export function suffixName(name: string, suffix: string): string {
+  return name.includes('{') ? `${name}:${suffix}` : `{${name}}:${suffix}`;
+}
+
+/** Channel of both semaphores, carrying permit counts: `redisson_sc:{name}`. */
+export function semaphoreChannel(name: string): string {
+  return prefixName('redisson_sc', name);
+}
+
+/** ZSET of a permit-expirable semaphore's acquired permits and their expiry: `{name}:timeout`. */
+export function permitTimeoutKey(name: string): string {
+  return suffixName(name, 'timeout');
+}
+
+/**
+ * Channel of a count-down latch: always `redisson_countdownlatch__channel__{name}`, braces added
+ * even when the name has its own (Redisson's rule; such a channel lands in another cluster slot).
+ */
+export function latchChannel(name: string): string {
+  return `redisson_countdownlatch__channel__{${name}}`;
+}
+
+/** Score Redisson gives a permit that never expires. */
+export const PERMIT_NO_EXPIRY = 922337203685477;
+/** Message a latch channel carries when the count reaches zero. */
+export const LATCH_ZERO_MESSAGE = '0';
+/** Message a latch channel carries when the count is set (or the latch deleted). */
+export const LATCH_NEW_COUNT_MESSAGE = '1';

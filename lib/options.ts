@@ -190,7 +190,8 @@ function checkTime(what: string, value: unknown, { min }: { min: number }): void
   checkInteger(what, value, min, MAX_TIME_MS, ' ms');
 }
 
-function checkInteger(what: string, value: unknown, min: number, max: number, unit = ''): void {
+/** Throws unless `value` is an integer from `min` to `max`. */
+export function checkInteger(what: string, value: unknown, min: number, max: number, unit = ''): void {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw new InvalidArgumentError(
       `${what} must be an integer from ${min} to ${max}${unit}, got ${describe(value)}`,
@@ -199,10 +200,10 @@ function checkInteger(what: string, value: unknown, min: number, max: number, un
 }
 
 /**
- * Returns a copy of the options' own properties, after checking that each is allowed. Inherited
+ * @internal Returns a copy of the options' own properties, after checking that each is allowed. Inherited
  * properties are not options: reading them would let a prototype change a call's meaning.
  */
-function checkOptionKeys(options: unknown, allowed: readonly string[], what: string): Record<string, unknown> {
+export function checkOptionKeys(options: unknown, allowed: readonly string[], what: string): Record<string, unknown> {
   if (options === undefined) return {};
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new InvalidArgumentError(`${what} must be an object`);

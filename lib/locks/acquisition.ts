@@ -62,8 +62,10 @@ export interface WaitRequest<T> {
   /** Longest time in ms to wait for a turn behind local waiters before trying anyway (the lease). */
   turnBound: number;
   /**
-   * Whether a newcomer takes its turn behind local waiters of the channel instead of trying at once
-   * (default true). Off for a shared lock: a reader may get in while a local writer still waits.
+   * Whether a newcomer that finds local waiters on the channel waits its turn behind them before
+   * its first attempt. Off for what many may hold at once, or what opens for everyone: a
+   * newcomer's attempt may succeed while they wait.
+   * @default true
    */
   queueFirst?: boolean;
   signal: AbortSignal | undefined;
@@ -123,8 +125,7 @@ class Acquisition<T> implements Waiter, Closable {
     ctx.pending.add(this);
     // Behind local waiters, a newcomer takes its place in line instead of barging: its attempt would
     // beat theirs (it goes out at once, theirs only after the release message), starving them.
-    this.queueFirst =
-      request.queueFirst !== false && waitTime !== 0 && request.channel !== undefined && ctx.pubsub.hasWaiters(request.channel);
+    this.queueFirst = request.queueFirst !== false && waitTime !== 0 && request.channel !== undefined && ctx.pubsub.hasWaiters(request.channel);
     if (this.queueFirst) this.subscribe();
     else this.attempt();
   }

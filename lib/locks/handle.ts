@@ -12,7 +12,7 @@ export interface HandleOwner {
 }
 
 /**
- * One acquisition of a lock. `signal` aborts with {@link LockLostError} if the lease is lost while
+ * One acquisition of a lock (or of semaphore permits, see `PermitHandle`). `signal` aborts with {@link LockLostError} if the lease is lost while
  * the handle is held; `release()` gives the hold back once (later calls do nothing). Works with
  * `await using`.
  */
@@ -28,7 +28,10 @@ export class LockHandle implements AsyncDisposable {
   /** @internal Made by `acquire`, `tryAcquire` and `using`. */
   constructor(
     private readonly lock: HandleOwner,
-    /** Thread id of the owner token `<clientId>:<threadId>` this handle holds. */
+    /**
+     * Thread id of the owner token `<clientId>:<threadId>` this handle holds; 0 for semaphore
+     * permits, which have no owner thread.
+     */
     readonly threadId: number,
     /** The lease the hold is counted in, which tells the handle of its loss. */
     private readonly lease: Lease,

@@ -18,8 +18,8 @@ export function defineScript(name: string, source: string): Script {
   return { name, source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
-/** An argument as Redis receives it. */
-export type ScriptArg = string | number;
+/** An argument as Redis receives it; a `Buffer` goes as raw bytes (binary ids). */
+export type ScriptArg = string | number | Buffer;
 
 /**
  * Runs scripts by EVALSHA and falls back to EVAL (which also caches the script on that server) when

@@ -1,0 +1,94 @@
+import { latchChannel } from '../keys';
+import { acquireWithWait, fallbackBackOff, type AttemptSource } from '../locks/acquisition';
+import type { LockContext } from '../locks/context';
+import { wakeAll } from '../pubsub/wake';
+import { countDown, deleteLatch, latchCount, trySetCount } from '../scripts/count-down-latch';
+import { checkPermits, resolveSyncOptions, type LatchAwaitOptions } from './options';
+import { rejectingThrows } from './permits';
+
+/**
+ * Longest an `await` parks before it re-checks the count by itself, in ms. The count reaching zero
+ * wakes waiters by message; this bound only matters when that message was lost.
+ */
+export const LATCH_RECHECK_MS = 5_000;
+
+/**
+ * A distributed count-down latch, stored and signalled exactly as Redisson's `RCountDownLatch`: a
+ * STRING `<name>` holding the count (missing: zero, open), and
+ * `redisson_countdownlatch__channel__{name}` carrying `0` when it reaches zero and `1` when it is
+ * set or deleted. Get one from `RedissonClient.getCountDownLatch`.
+ *
+ * Every waiter wakes on every message and re-checks the count, so all of them return once it is
+ * zero (or the latch was deleted), in every process.
+ */
+export class RCountDownLatch {
+  private readonly channel: string;
+
+  /** @internal Use `RedissonClient.getCountDownLatch`. */
+  constructor(
+    private readonly ctx: LockContext,
+    /** The latch's name: the key of its count. */
+    readonly name: string,
+  ) {
+    this.channel = latchChannel(name);
+  }
+
+  /**
+   * Sets the count unless a count is set (a latch still closed); resolves whether it did.
+   * @throws {InvalidArgumentError} unless `count` is a positive integer up to 2^31-1.
+   */
+  async trySetCount(count: number): Promise<boolean> {
+    checkPermits(count, 'count', 1);
+    this.ctx.lifetime.throwIfAborted();
+    return trySetCount(this.ctx.scripts, this.name, count);
+  }
+
+  /** Counts down by one; at zero the latch opens, its key goes and every waiter is woken. */
+  async countDown(): Promise<void> {
+    this.ctx.lifetime.throwIfAborted();
+    await countDown(this.ctx.scripts, this.name);
+  }
+
+  /** The count now (0: open). */
+  async getCount(): Promise<number> {
+    this.ctx.lifetime.throwIfAborted();
+    return latchCount(this.ctx.scripts, this.name);
+  }
+
+  /**
+   * Deletes the latch, which opens it (waiters are woken and find zero); resolves whether it existed.
+   */
+  async delete(): Promise<boolean> {
+    this.ctx.lifetime.throwIfAborted();
+    return deleteLatch(this.ctx.scripts, this.name);
+  }
+
+  /**
+   * Waits until the count is zero; resolves `true` then, or `false` when a given `waitTime` runs
+   * out first (`waitTime: 0`: a single check). Without `waitTime` it waits as long as it takes.
+   * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   * @throws {ClientClosedError} when the client shuts down first.
+   */
+  await(options?: LatchAwaitOptions): Promise<boolean> {
+    return rejectingThrows(() => {
+      const call = resolveSyncOptions(options, ['waitTime', 'signal'], 'await');
+      const { ctx, name } = this;
+      const attempts: AttemptSource<boolean> = {
+        attempt: async () => ((await latchCount(ctx.scripts, name)) <= 0 ? null : LATCH_RECHECK_MS),
+        abandon: () => undefined,
+        conclude: (open) => open,
+      };
+      return acquireWithWait(ctx, {
+        attempts,
+        channel: this.channel,
+        policy: wakeAll,
+        backOff: fallbackBackOff,
+        waitTime: call.waitTime,
+        turnBound: LATCH_RECHECK_MS,
+        // An open latch lets everyone through: nobody waits a turn.
+        queueFirst: false,
+        signal: call.signal,
+      });
+    });
+  }
+}

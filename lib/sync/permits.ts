@@ -1,0 +1,149 @@
+import { Lease, type LeaseKind } from '../leases/lease';
+import type { AttemptSource } from '../locks/acquisition';
+import type { LockContext } from '../locks/context';
+import { LockHandle, type HandleOwner } from '../locks/handle';
+
+/**
+ * Longest a semaphore waiter parks before it re-checks by itself, in ms. Releases wake waiters by
+ * message; this bound only matters when a message was lost or woke a waiter that needed more
+ * permits than it announced.
+ */
+export const PERMIT_RECHECK_MS = 5_000;
+
+/**
+ * Permits held by one acquisition: how many, their ids (permit-expirable semaphore only) and the
+ * lease that keeps them, when they have one. A plain semaphore's grant is a lease never tracked.
+ */
+export class PermitGrant extends Lease {
+  constructor(
+    kind: LeaseKind,
+    name: string,
+    /** Permits held. */
+    readonly permits: number,
+    /** Their ids as stored in Redis (16 bytes each); empty for a plain semaphore. */
+    readonly ids: readonly Buffer[],
+  ) {
+    super(kind, name, ids.map((id) => id.toString('hex')).join(','));
+  }
+}
+
+/**
+ * The handle of semaphore permits: a {@link LockHandle} (same `signal`, `release()`,
+ * `[Symbol.asyncDispose]`) that also tells which permits it holds. `release()` gives them back
+ * exactly once. Its `signal` aborts with `LockLostError` only for expirable permits with a lease
+ * that were lost (expired, reclaimed or removed behind the holder's back).
+ */
+export class PermitHandle extends LockHandle {
+  /** Permits this handle holds. */
+  readonly permits: number;
+  /** Ids of the permits (32 lowercase hex characters each); empty for a plain semaphore. */
+  readonly permitIds: readonly string[];
+
+  /** @internal Made by the semaphores' `acquire`, `tryAcquire` and `using`. */
+  constructor(owner: HandleOwner, grant: PermitGrant) {
+    super(owner, 0, grant);
+    this.permits = grant.permits;
+    this.permitIds = grant.ids.map((id) => id.toString('hex'));
+  }
+
+  /** The id of the first permit (Redisson's `acquire()` returns it); `undefined` for a plain semaphore. */
+  get permitId(): string | undefined {
+    return this.permitIds[0];
+  }
+}
+
+/** One attempt's result: the grant when acquired, else how long to wait at most before the next (ms). */
+export type PermitTry = PermitGrant | number;
+
+/** What a semaphore supplies to wait for permits. */
+export interface PermitSource<T> {
+  /** One attempt. */
+  tryOnce(): Promise<PermitTry>;
+  /** Gives back permits nobody wants any more (acquired after the caller gave up). */
+  giveBack(grant: PermitGrant): Promise<unknown>;
+  /** What the call resolves: the grant, or `undefined` when the wait time ran out. */
+  outcome(grant: PermitGrant | undefined): T;
+}
+
+/**
+ * The attempts of one permit acquisition, for the shared wait loop. Permits that land after the
+ * caller gave up (the signal aborted or the client closed) are given back, never kept behind the
+ * caller's back.
+ */
+export class PermitAttempts<T> implements AttemptSource<T> {
+  private abandoned = false;
+  private grant: PermitGrant | undefined;
+
+  constructor(
+    private readonly ctx: LockContext,
+    private readonly source: PermitSource<T>,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  async attempt(): Promise<number | null> {
+    const result = await this.source.tryOnce();
+    if (typeof result === 'number') return result;
+    if (this.abandoned) {
+      void this.giveBackQuietly(result);
+      return null;
+    }
+    this.grant = result;
+    return null;
+  }
+
+  abandon(): void {
+    this.abandoned = true;
+  }
+
+  conclude(acquired: boolean): T | Promise<T> {
+    const grant = acquired ? this.grant : undefined;
+    if (!grant) return this.source.outcome(undefined);
+    const { lifetime } = this.ctx;
+    const cancelledBy = this.signal?.aborted ? this.signal : lifetime.aborted ? lifetime : undefined;
+    if (cancelledBy) {
+      return this.giveBackQuietly(grant).then(() => {
+        throw cancelledBy.reason;
+      });
+    }
+    return this.source.outcome(grant);
+  }
+
+  private giveBackQuietly(grant: PermitGrant): Promise<void> {
+    return this.source.giveBack(grant).then(
+      () => undefined,
+      (error: unknown) =>
+        this.ctx.logger.debug('giving back unwanted permits failed', { name: grant.name, error }),
+    );
+  }
+}
+
+/** Runs `start`, turning a synchronous throw (bad input, closed client) into a rejection. */
+export function rejectingThrows<T>(start: () => Promise<T>): Promise<T> {
+  try {
+    return start();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * Runs `fn` holding `handle` and releases it afterwards; `fn`'s error wins over a release error
+ * (which is logged). Rejects with the release error (e.g. the permits were lost) otherwise.
+ */
+export async function runHolding<T>(
+  ctx: LockContext,
+  handle: LockHandle,
+  fn: (signal: AbortSignal) => Promise<T> | T,
+): Promise<T> {
+  let result: T;
+  try {
+    result = await fn(handle.signal);
+  } catch (error) {
+    await handle.release().catch((releaseError: unknown) =>
+      ctx.logger.debug('release after a failed using() callback failed', { name: handle.name, error: releaseError }),
+    );
+    throw error;
+  }
+  await handle.release();
+  return result;
+}

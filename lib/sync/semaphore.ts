@@ -1,0 +1,193 @@
+import { InvalidArgumentError, LockAcquireTimeoutError } from '../errors';
+import { semaphoreChannel } from '../keys';
+import type { Lease, LeaseKind } from '../leases/lease';
+import { acquireWithWait, fallbackBackOff } from '../locks/acquisition';
+import type { LockContext } from '../locks/context';
+import { wakeCount } from '../pubsub/wake';
+import {
+  addPermits,
+  availablePermits,
+  drainPermits,
+  releasePermits,
+  releasePermitsIfExists,
+  tryAcquirePermits,
+  trySetPermits,
+} from '../scripts/semaphore';
+import {
+  checkDelta,
+  checkPermits,
+  resolveSyncOptions,
+  splitPermits,
+  type SemaphoreAcquireOptions,
+  type SemaphoreUsingOptions,
+  type SyncCall,
+  type TrySetPermitsOptions,
+} from './options';
+import { PERMIT_RECHECK_MS, PermitAttempts, PermitGrant, PermitHandle, rejectingThrows, runHolding } from './permits';
+
+/** Plain permits have no lease: their grants are never tracked, so this is never asked to renew. */
+const UNLEASED: LeaseKind = { noun: 'Permit', renew: async (batch) => batch.map(() => true) };
+
+/**
+ * A distributed counting semaphore, stored and signalled exactly as Redisson's `RSemaphore`: a
+ * STRING `<name>` holding the available permits, and the new count published on
+ * `redisson_sc:{name}` whenever permits are added. Get one from `RedissonClient.getSemaphore`.
+ *
+ * Permits have no owner and no lease: whoever releases adds permits, and permits taken by a
+ * process that dies are gone until someone adds them back. Use `RPermitExpirableSemaphore` when a
+ * crashed holder's permits must come back.
+ */
+export class RSemaphore {
+  private readonly channel: string;
+
+  /** @internal Use `RedissonClient.getSemaphore`. */
+  constructor(
+    private readonly ctx: LockContext,
+    /** The semaphore's name: the key of its count. */
+    readonly name: string,
+  ) {
+    this.channel = semaphoreChannel(name);
+  }
+
+  /**
+   * Takes `permits` (default 1), waiting as long as it takes unless `waitTime` is given, and
+   * resolves a handle that gives them back once. `0` permits resolve at once, without Redis.
+   * @throws {LockAcquireTimeoutError} when a given `waitTime` runs out.
+   * @throws {InvalidArgumentError} for a negative, fractional or too large count or bad options, before anything is sent.
+   * @throws {ClientClosedError} when the client shuts down first.
+   */
+  acquire(options?: SemaphoreAcquireOptions): Promise<PermitHandle>;
+  acquire(permits: number, options?: SemaphoreAcquireOptions): Promise<PermitHandle>;
+  acquire(first?: number | SemaphoreAcquireOptions, second?: SemaphoreAcquireOptions): Promise<PermitHandle> {
+    return rejectingThrows(() => {
+      const [permits, options] = splitPermits(first, second, 1);
+      checkPermits(permits, 'permits', 0);
+      const call = resolveSyncOptions(options, ['waitTime', 'signal'], 'acquire');
+      return this.take(permits, call, (grant) => {
+        if (!grant) throw new LockAcquireTimeoutError(this.name, call.waitTime ?? 0);
+        return new PermitHandle(this, grant);
+      });
+    });
+  }
+
+  /**
+   * Tries to take `permits` (default 1), waiting up to `waitTime` ms (default: a single attempt);
+   * resolves a handle, or `null` when they could not be had in time.
+   * @throws {InvalidArgumentError} for a negative, fractional or too large count or bad options, before anything is sent.
+   */
+  tryAcquire(options?: SemaphoreAcquireOptions): Promise<PermitHandle | null>;
+  tryAcquire(permits: number, options?: SemaphoreAcquireOptions): Promise<PermitHandle | null>;
+  tryAcquire(first?: number | SemaphoreAcquireOptions, second?: SemaphoreAcquireOptions): Promise<PermitHandle | null> {
+    return rejectingThrows(() => {
+      const [permits, options] = splitPermits(first, second, 1);
+      checkPermits(permits, 'permits', 0);
+      const call = resolveSyncOptions(options, ['waitTime', 'signal'], 'tryAcquire');
+      return this.take(permits, { ...call, waitTime: call.waitTime ?? 0 }, (grant) =>
+        grant ? new PermitHandle(this, grant) : null,
+      );
+    });
+  }
+
+  /**
+   * Runs `fn` holding `permits` (default 1) and gives them back afterwards, whatever `fn` does.
+   * @throws {LockAcquireTimeoutError} when a given `waitTime` runs out.
+   * @throws {InvalidArgumentError} for bad options or a missing function, before anything is sent.
+   */
+  async using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: SemaphoreUsingOptions): Promise<T> {
+    if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');
+    const call = resolveSyncOptions(options, ['permits', 'waitTime', 'signal'], 'using');
+    const { permits: _permits, ...acquireOptions } = options ?? {};
+    const handle = await this.acquire(call.permits ?? 1, acquireOptions);
+    return runHolding(this.ctx, handle, fn);
+  }
+
+  /**
+   * Adds `permits` (default 1) and wakes waiters; allowed without a matching acquisition (no upper
+   * bound), as in Redisson. `0` does nothing.
+   * @throws {InvalidArgumentError} for a negative, fractional or too large count, before anything is sent.
+   */
+  async release(permits = 1): Promise<void> {
+    checkPermits(permits, 'permits', 0);
+    this.ctx.lifetime.throwIfAborted();
+    if (permits > 0) await releasePermits(this.ctx.scripts, this.name, permits);
+  }
+
+  /**
+   * Like {@link release}, but only if the semaphore exists; resolves whether it did.
+   * @throws {InvalidArgumentError} for a count that is not a positive integer up to 2^31-1.
+   */
+  async releaseIfExists(permits = 1): Promise<boolean> {
+    checkPermits(permits, 'permits', 1);
+    this.ctx.lifetime.throwIfAborted();
+    return releasePermitsIfExists(this.ctx.scripts, this.name, permits);
+  }
+
+  /** Permits available now (0 when the semaphore does not exist; negative after `addPermits(-n)`). */
+  async availablePermits(): Promise<number> {
+    this.ctx.lifetime.throwIfAborted();
+    return availablePermits(this.ctx.scripts, this.name);
+  }
+
+  /** Takes every available permit; resolves how many there were. */
+  async drainPermits(): Promise<number> {
+    this.ctx.lifetime.throwIfAborted();
+    return drainPermits(this.ctx.scripts, this.name);
+  }
+
+  /**
+   * Creates the semaphore with `permits` unless it exists (with a key TTL of `ttl` ms if given);
+   * resolves whether it did.
+   * @throws {InvalidArgumentError} for a negative, fractional or too large count or bad options.
+   */
+  async trySetPermits(permits: number, options?: TrySetPermitsOptions): Promise<boolean> {
+    checkPermits(permits, 'permits', 0);
+    const { ttl } = resolveSyncOptions(options, ['ttl'], 'trySetPermits');
+    this.ctx.lifetime.throwIfAborted();
+    return trySetPermits(this.ctx.scripts, this.name, permits, ttl ?? 0);
+  }
+
+  /**
+   * Adds `permits` (negative: removes; the count may go below zero) and wakes waiters. Like
+   * Redisson, it rewrites the count, which drops a TTL set by `trySetPermits`.
+   * @throws {InvalidArgumentError} unless `permits` is an integer within ±(2^31-1).
+   */
+  async addPermits(permits: number): Promise<void> {
+    checkDelta(permits, 'permits');
+    this.ctx.lifetime.throwIfAborted();
+    await addPermits(this.ctx.scripts, this.name, permits);
+  }
+
+  /** @internal Gives back the permits of a handle. */
+  releaseHold(_threadId: number, lease: Lease): Promise<void> {
+    const { permits } = lease as PermitGrant;
+    const { lifetime } = this.ctx;
+    if (lifetime.aborted) return Promise.reject(lifetime.reason);
+    return permits > 0 ? releasePermits(this.ctx.scripts, this.name, permits).then(() => undefined) : Promise.resolve();
+  }
+
+  private take<T>(permits: number, call: SyncCall, outcome: (grant: PermitGrant | undefined) => T): Promise<T> {
+    const { ctx, name } = this;
+    if (permits === 0) {
+      ctx.lifetime.throwIfAborted();
+      call.signal?.throwIfAborted();
+      return Promise.resolve(outcome(new PermitGrant(UNLEASED, name, 0, [])));
+    }
+    const source = {
+      tryOnce: async () =>
+        (await tryAcquirePermits(ctx.scripts, name, permits)) ? new PermitGrant(UNLEASED, name, permits, []) : PERMIT_RECHECK_MS,
+      giveBack: () => releasePermits(ctx.scripts, name, permits),
+      outcome,
+    };
+    return acquireWithWait(ctx, {
+      attempts: new PermitAttempts(ctx, source, call.signal),
+      channel: this.channel,
+      policy: wakeCount,
+      backOff: fallbackBackOff,
+      waitTime: call.waitTime,
+      turnBound: PERMIT_RECHECK_MS,
+      // A newcomer needing fewer permits than the waiters ahead of it may be served at once.
+      queueFirst: false,
+      signal: call.signal,
+    });
+  }
+}

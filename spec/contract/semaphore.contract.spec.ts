@@ -1,0 +1,3 @@
+import { semaphoreContract } from './semaphore-contract';
+
+semaphoreContract({ kind: 'RSemaphore', factory: 'getSemaphore' });
