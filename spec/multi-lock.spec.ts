@@ -21,7 +21,6 @@ import { trackTimers } from './helpers/timers';
 let servers: StoppableRedis[];
 let admins: Redis[];
 let clients: RedissonClient[] = [];
-const afterThis: (() => void)[] = [];
 
 beforeAll(async () => {
   servers = await startServers(3);
@@ -177,12 +176,10 @@ describe('MultiLock over three servers', () => {
 
   it('a time-out while a member reply is still in flight undoes that acquisition when it lands', async () => {
     const proxy = await ChaosProxy.start(servers[2]!.port);
+    const slowConnection = new Redis(proxy.url, { maxRetriesPerRequest: null });
+    const slow = new RedissonClient(slowConnection);
     try {
       const c = contender();
-      const slowConnection = new Redis(proxy.url, { maxRetriesPerRequest: null });
-      const slow = new RedissonClient(slowConnection);
-      clients.push(slow);
-      afterThis.push(() => slowConnection.disconnect());
       if (await slow.getLock('warm').tryLock()) await slow.getLock('warm').unlock();
       proxy.set('down', { latencyMs: 800 }); // replies of the third server arrive 800 ms late
       const multi = c[0]!.getMultiLock(c[0]!.getLock('multi:a'), c[1]!.getLock('multi:b'), slow.getLock('multi:c'));
@@ -200,9 +197,10 @@ describe('MultiLock over three servers', () => {
       proxy.heal();
       for (const client of [...c, slow]) expect(client.diagnostics().leases).toBe(0);
     } finally {
+      await slow.shutdown();
+      slowConnection.disconnect();
       await proxy.close();
     }
-    for (const done of afterThis.splice(0)) done();
   });
 
   it('using() runs in an owner scope of every member client: members re-enter inside it', async () => {
