@@ -7,13 +7,17 @@ import type { RedissonEvents } from './events';
 import type { LeaseKind } from './leases/lease';
 import { LeaseTracker } from './leases/tracker';
 import type { Closable } from './locks/acquisition';
+import type { BaseLock } from './locks/base-lock';
+import { checkMembers } from './locks/composite';
 import type { LockContext, LockKind } from './locks/context';
 import { FairLock } from './locks/fair-lock';
-import { HoldLedger } from './locks/hold-ledger';
-import { RReadWriteLock } from './locks/read-write-lock';
 import { FencedLock } from './locks/fenced-lock';
-import { NonReentrantLock } from './locks/non-reentrant-lock';
+import { HoldLedger } from './locks/hold-ledger';
+import { MultiLock } from './locks/multi-lock';
 import { NonReentrantFairLock } from './locks/non-reentrant-fair-lock';
+import { NonReentrantLock } from './locks/non-reentrant-lock';
+import { RReadWriteLock } from './locks/read-write-lock';
+import { RedLock } from './locks/red-lock';
 import { RLock } from './locks/rlock';
 import { SpinLock, toBackOff, type BackOffOptions } from './locks/spin-lock';
 import { checkName, resolveOptions, type RedissonOptions, type ResolvedOptions } from './options';
@@ -209,6 +213,34 @@ export class RedissonClient {
     checkName(name);
     this.assertOpen();
     return new RCountDownLatch(this.context, name);
+  }
+
+  /**
+   * All-or-nothing over `locks` (Redisson's `getMultiLock(RLock...)`): members may come from
+   * different clients on different servers; nothing of its own is stored in Redis. Cheap: no Redis
+   * call. Takes the locks as arguments or as one array.
+   * @throws {InvalidArgumentError} when given no lock, something that is not a lock of a
+   *   RedissonClient (a MultiLock or RedLock included), or the same lock twice.
+   * @throws {ClientClosedError} when this client was shut down.
+   */
+  getMultiLock(...locks: BaseLock[] | [BaseLock[]]): MultiLock {
+    const members = checkMembers(locks, 'getMultiLock()');
+    this.assertOpen();
+    return new MultiLock(this.context, members);
+  }
+
+  /**
+   * A majority lock over `locks` on independent servers (Redisson's deprecated `getRedLock`): held
+   * with N/2 + 1 members taken within their validity. Cheap: no Redis call. See the README for when
+   * (not) to use it.
+   * @throws {InvalidArgumentError} when given no lock, something that is not a lock of a
+   *   RedissonClient, the same lock twice, or locks of different kinds.
+   * @throws {ClientClosedError} when this client was shut down.
+   */
+  getRedLock(...locks: BaseLock[] | [BaseLock[]]): RedLock {
+    const members = checkMembers(locks, 'getRedLock()');
+    this.assertOpen();
+    return new RedLock(this.context, members);
   }
 
   /**

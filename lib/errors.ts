@@ -5,6 +5,7 @@ export type RedissonErrorCode =
   | 'ERR_LOCK_ACQUIRE_TIMEOUT'
   | 'ERR_LOCK_LOST'
   | 'ERR_LOCK_REENTRY'
+  | 'ERR_QUORUM'
   | 'ERR_CLIENT_CLOSED';
 
 /** Base class of every error this library throws; `code` tells them apart without `instanceof`. */
@@ -97,5 +98,52 @@ export class ClientClosedError extends RedissonError {
 
   constructor() {
     super('The RedissonClient has been shut down');
+  }
+}
+
+/**
+ * What one member of a RedLock (or MultiLock) acquisition came to, in {@link QuorumError.outcomes}:
+ * - `acquired`: it was taken (and, as the acquisition failed, given back);
+ * - `held`: another owner holds it; `ttl` is its remaining lease in ms as last seen (-1: no expiry);
+ * - `unreachable`: the member's server answered with an error or could not be reached; `error` says why;
+ * - `timed-out`: no reply came within the member's bound (its wait plus the reply bound).
+ */
+export type MemberOutcome =
+  | { readonly name: string; readonly status: 'acquired' }
+  | { readonly name: string; readonly status: 'held'; readonly ttl: number }
+  | { readonly name: string; readonly status: 'unreachable'; readonly error: unknown }
+  | { readonly name: string; readonly status: 'timed-out' };
+
+/**
+ * A RedLock could not take a majority of its members (or took one too late to be valid) before its
+ * wait ran out. `outcomes` has one entry per member, in the order the members were given, so a caller
+ * can tell contention (`held`) from an outage (`unreachable`, `timed-out`).
+ */
+export class QuorumError extends RedissonError {
+  readonly code = 'ERR_QUORUM';
+
+  constructor(
+    /** The RedLock's name. */
+    readonly lockName: string,
+    /** Members needed: N/2 + 1 (integer division). */
+    readonly quorum: number,
+    /** What each member came to in the last round, in the order the members were given. */
+    readonly outcomes: readonly MemberOutcome[],
+    /** Why the last round failed: too few members taken, or taken but with no validity left. */
+    readonly reason: 'no-quorum' | 'no-validity' = 'no-quorum',
+  ) {
+    const counts = new Map<string, number>();
+    for (const outcome of outcomes) counts.set(outcome.status, (counts.get(outcome.status) ?? 0) + 1);
+    const summary = [...counts].map(([status, n]) => `${n} ${status}`).join(', ');
+    super(
+      reason === 'no-quorum'
+        ? `RedLock '${lockName}' needs ${quorum} of ${outcomes.length} members and got fewer (${summary})`
+        : `RedLock '${lockName}' took ${quorum} or more of ${outcomes.length} members, but too late: no validity was left (${summary})`,
+    );
+  }
+
+  /** How many members were taken in the last round. */
+  get acquired(): number {
+    return this.outcomes.filter((outcome) => outcome.status === 'acquired').length;
   }
 }

@@ -7,17 +7,22 @@ export {
   LockLostError,
   LockNotHeldError,
   LockReentryError,
+  QuorumError,
   RedissonError,
+  type MemberOutcome,
   type RedissonErrorCode,
 } from './errors';
 export type { LockEvent, RedissonEvents } from './events';
 export { BaseLock } from './locks/base-lock';
+export { BASE_WAIT_PER_LOCK_MS, CompositeLock } from './locks/composite';
 export { FairLock } from './locks/fair-lock';
 export { FencedLock, type FencedLockHandle } from './locks/fenced-lock';
 export { LockHandle } from './locks/handle';
+export { MultiLock } from './locks/multi-lock';
 export { NonReentrantFairLock } from './locks/non-reentrant-fair-lock';
 export { NonReentrantLock } from './locks/non-reentrant-lock';
 export { RReadLock, RReadWriteLock, RWriteLock } from './locks/read-write-lock';
+export { MEMBER_REPLY_BOUND_MS, RedLock, RedLockHandle, clockDrift } from './locks/red-lock';
 export { RLock } from './locks/rlock';
 export {
   SpinLock,

@@ -147,6 +147,21 @@ export function evaluateTargets(results) {
       'Bound by the client\'s CPU: per cycle the lock\'s own JavaScript and two script calls against raw\'s SET and one script call.');
   }
 
+  const rl = findCase(results, 'redlock', 'uncontended-5');
+  const rlIo = rowOf(rl, IO);
+  if (rlIo) {
+    const peers = rl.rows.filter((r) => r.adapter !== IO && Number.isFinite(r.vsIoredisson));
+    // vsIoredisson is the peer's rate over ioredisson's: at or above a peer means a ratio <= 1.
+    add('RedLock, 5 servers, uncontended: cycle rate at or above both Redlock peers', peers.length === 2 && peers.every((r) => r.vsIoredisson <= 1),
+      `${fmt(rlIo.medians.main)} cycles/s; ` + peers.map((r) => `${times(1 / r.vsIoredisson)} ${r.name} (${fmt(r.medians.main)})`).join(', '),
+      'Each member runs Redisson\'s acquire and unlock scripts plus the unlock latch clean-up, against one SET and one script per server.');
+  }
+  const mlIdle = rowOf(findCase(results, 'redlock', 'multilock-idle'), IO);
+  if (mlIdle) {
+    add('MultiLock over 3 keys, contended: 0 Redis commands/s while waiters idle', mlIdle.medians.main === 0, `${fmt(mlIdle.medians.main)} cmds/s`,
+      'A waiter re-checks when its round (1500 ms per member) ends or the holder\'s TTL passes.');
+  }
+
   const mwCase = findCase(results, 'many-waiters');
   const mw = rowOf(mwCase, IO);
   if (mw) {

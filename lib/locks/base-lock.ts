@@ -1,6 +1,5 @@
 import { InvalidArgumentError, LockAcquireTimeoutError, LockNotHeldError, RedissonError } from '../errors';
 import { ownerToken } from '../keys';
-import type { Lease } from '../leases/lease';
 import {
   checkThreadId,
   resolveCallOptions,
@@ -15,7 +14,7 @@ import { holdCount, isHeldBy, isLocked, newRequestId, remainTimeToLive, type Unl
 import { acquireWithWait, fallbackBackOff, type AttemptSource, type BackOff } from './acquisition';
 import type { LockContext, LockKind } from './context';
 import { LocalHandOff } from './hand-off';
-import { LockHandle } from './handle';
+import { LockHandle, type HandleLease } from './handle';
 import type { HeldLock, HoldLedger } from './hold-ledger';
 
 /** One attempt's inputs, as a lock kind's acquire script needs them. */
@@ -41,6 +40,14 @@ export type AttemptResult = number | null | Acquired;
 export interface Acquired {
   /** The fencing token this acquisition drew (fenced lock). */
   readonly fencingToken: number;
+}
+
+/**
+ * @internal What {@link BaseLock.tryAcquireMember} resolves when it did not acquire: the holder's
+ * remaining TTL in ms as the last attempt saw it (-1: no expiry).
+ */
+export interface HeldElsewhere {
+  readonly ttl: number;
 }
 
 /**
@@ -260,8 +267,21 @@ export abstract class BaseLock {
     });
   }
 
+  /**
+   * @internal For composite locks (MultiLock, RedLock): {@link tryAcquire}, except that when it does
+   * not acquire it resolves what the last attempt saw of the holder (its TTL) instead of `null`.
+   */
+  tryAcquireMember(options?: AcquireOptions): Promise<LockHandle | HeldElsewhere> {
+    return rejectingThrows(() => this.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toHandleOrTtl));
+  }
+
+  /** @internal Runs `fn` in this lock's client's owner scope (the open one, or a new one). */
+  inOwnerScope<T>(fn: () => T): T {
+    return this.ctx.scopes.run(fn);
+  }
+
   /** @internal Releases one hold of `threadId`, counted in `lease` if known (used by `unlock` and handles). */
-  releaseHold(threadId: number, lease?: Lease): Promise<void> {
+  releaseHold(threadId: number, lease?: HandleLease): Promise<void> {
     const { lifetime } = this.ctx;
     return lifetime.aborted ? Promise.reject(lifetime.reason) : this.release(threadId, lease as HeldLock | undefined);
   }
@@ -408,6 +428,8 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
   readonly leaseTime: number;
   readonly waitTime: number | undefined;
   believedHolds = 0;
+  /** The holder's TTL the latest refused attempt reported. */
+  private lastTtl = -1;
 
   constructor(
     private readonly lock: BaseLock,
@@ -427,12 +449,12 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
     const { lock, threadId, call } = this;
     const record = this.acquired;
     if (!acquired || !record) {
-      const { cleanUp, outcome } = this;
-      return cleanUp ? cleanUp.then(() => outcome(lock, undefined, call)) : outcome(lock, undefined, call);
+      const { cleanUp, outcome, lastTtl } = this;
+      return cleanUp ? cleanUp.then(() => outcome(lock, undefined, call, lastTtl)) : outcome(lock, undefined, call, lastTtl);
     }
     return (
       lock.concludeAcquisition(threadId, this.owner, this.unscoped, call.signal) ??
-      this.outcome(lock, { threadId, lease: record, fencingToken: this.fencingToken }, call)
+      this.outcome(lock, { threadId, lease: record, fencingToken: this.fencingToken }, call, this.lastTtl)
     );
   }
 
@@ -473,6 +495,7 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
       if (!(error instanceof RedissonError)) lock.undo(owner, believedHolds);
       throw error;
     }
+    if (ttl !== null) this.lastTtl = ttl;
     if (ttl !== null || this.abandoned) {
       ledger.endAcquire(record);
       if (ttl === null) lock.undo(owner, believedHolds);
@@ -492,13 +515,18 @@ export interface Hold {
   fencingToken: number | undefined;
 }
 
-/** @internal What a call resolves, made from the acquired hold (`undefined`: the wait time ran out). */
-export type Outcome<T> = (lock: BaseLock, hold: Hold | undefined, call: CallOptions) => T;
+/**
+ * @internal What a call resolves, made from the acquired hold (`undefined`: the wait time ran out;
+ * `ttl` is then the holder's TTL as the last attempt saw it).
+ */
+export type Outcome<T> = (lock: BaseLock, hold: Hold | undefined, call: CallOptions, ttl: number) => T;
 
 const toNothing: Outcome<void> = () => undefined;
 const toBoolean: Outcome<boolean> = (_lock, hold) => hold !== undefined;
 const toHandleOrNull: Outcome<LockHandle | null> = (lock, hold) =>
   hold === undefined ? null : new LockHandle(lock, hold.threadId, hold.lease, hold.fencingToken);
+const toHandleOrTtl: Outcome<LockHandle | HeldElsewhere> = (lock, hold, _call, ttl) =>
+  hold === undefined ? { ttl } : new LockHandle(lock, hold.threadId, hold.lease, hold.fencingToken);
 const toHandle: Outcome<LockHandle> = (lock, hold, call) => {
   if (hold === undefined) throw new LockAcquireTimeoutError(lock.name, call.waitTime ?? 0);
   return new LockHandle(lock, hold.threadId, hold.lease, hold.fencingToken);

@@ -1,5 +1,15 @@
 import { LockNotHeldError, type LockLostError } from '../errors';
-import type { Lease } from '../leases/lease';
+
+/**
+ * @internal What a handle watches for the loss of its hold: a lock's `Lease`, or a composite lock's
+ * combined hold (MultiLock, RedLock).
+ */
+export interface HandleLease {
+  /** Calls `listener` once if the hold is lost. */
+  watch(listener: (error: LockLostError) => void): void;
+  /** Detaches a listener given to `watch`. */
+  unwatch(listener: (error: LockLostError) => void): void;
+}
 
 /** @internal What a handle needs from the lock that issued it. */
 export interface HandleOwner {
@@ -8,7 +18,7 @@ export interface HandleOwner {
    * Releases one hold of `threadId`, counted in `lease`; rejects with `LockNotHeldError` when it
    * holds none.
    */
-  releaseHold(threadId: number, lease: Lease): Promise<void>;
+  releaseHold(threadId: number, lease: HandleLease): Promise<void>;
 }
 
 /**
@@ -25,7 +35,7 @@ export class LockHandle implements AsyncDisposable {
   private readonly onLost = (error: LockLostError): void => this.lose(error);
   private releasing: Promise<void> | undefined;
 
-  /** @internal Made by `acquire`, `tryAcquire` and `using`. */
+  /** @internal Made by `acquire`, `tryAcquire` and `using` (of a lock, a MultiLock or a RedLock). */
   constructor(
     private readonly lock: HandleOwner,
     /**
@@ -34,7 +44,7 @@ export class LockHandle implements AsyncDisposable {
      */
     readonly threadId: number,
     /** The lease the hold is counted in, which tells the handle of its loss. */
-    private readonly lease: Lease,
+    private readonly lease: HandleLease,
     /**
      * The fencing token this acquisition drew: a number that grows with every acquisition of the
      * lock, for guarding writes elsewhere (see `FencedLock`). `undefined` for kinds without tokens.

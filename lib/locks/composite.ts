@@ -1,0 +1,389 @@
+import { InvalidArgumentError, LockLostError } from '../errors';
+import { MAX_TIME_MS, resolveCallOptions, type AcquireOptions, type CallOptions, type LockOptions, type OwnerOptions, type TryLockOptions } from '../options';
+import { BaseLock } from './base-lock';
+import type { LockContext } from './context';
+import { LockHandle, type HandleLease } from './handle';
+
+/**
+ * Redisson's base wait per member: `lock()` and `acquire()` without `waitTime` run rounds of
+ * `1500 ms x number of locks`, so a MultiLock never sits on its first members for long while a
+ * later one is held elsewhere.
+ */
+export const BASE_WAIT_PER_LOCK_MS = 1_500;
+
+/** @internal The reason member acquisitions are cut short with when the composite's own bound passes. */
+export const CUT_SHORT: Error = Object.freeze(new Error('the composite lock stopped waiting for this member')) as Error;
+
+/** @internal What a successful round took. */
+export interface Taken {
+  /** The member holds, in the order they were taken. */
+  handles: LockHandle[];
+  /** For RedLock: ms of validity left when the round ended (lease - elapsed - drift). */
+  validity?: number;
+  /** For RedLock with an explicit lease: the holds count as lost after this many ms. */
+  validFor?: number;
+}
+
+/** @internal What a failed acquisition rejects with (acquire) or what tryLock turns into `false`. */
+export interface NotTaken {
+  error: Error;
+}
+
+/**
+ * @internal Checks the members of a composite lock before anything is sent: at least one, each a
+ * lock made by a RedissonClient, none given twice (it would wait for itself). Accepts the members
+ * as arguments or as one array.
+ */
+export function checkMembers(args: readonly unknown[], what: string): BaseLock[] {
+  const locks = args.length === 1 && Array.isArray(args[0]) ? [...(args[0] as unknown[])] : [...args];
+  if (locks.length === 0) throw new InvalidArgumentError(`${what} needs at least one lock`);
+  locks.forEach((lock, i) => {
+    if (!(lock instanceof BaseLock)) {
+      throw new InvalidArgumentError(
+        `${what}: member ${i} is not a lock made by a RedissonClient (getLock, ...); a MultiLock or RedLock cannot be a member of another`,
+      );
+    }
+  });
+  const members = locks as BaseLock[];
+  for (let i = 0; i < members.length; i++) {
+    for (let j = i + 1; j < members.length; j++) {
+      const a = members[i]!;
+      const b = members[j]!;
+      // One ledger per kind and client: the same ledger and name is the same lock on the same server.
+      if (a === b || (a.ledger === b.ledger && a.name === b.name)) {
+        throw new InvalidArgumentError(`${what}: lock '${a.name}' is given twice (members ${i} and ${j}); it would wait for itself`);
+      }
+    }
+  }
+  return members;
+}
+
+/**
+ * The bound of one composite call: aborts the signal its member acquisitions get when the caller's
+ * signal aborts (with the caller's reason) or when `cut()` is called or its timer fires (with
+ * {@link CUT_SHORT}). `dispose()` detaches it; it leaves no timer or listener behind.
+ */
+export class CallBound {
+  private controller = new AbortController();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly user: AbortSignal | undefined) {
+    if (user?.aborted) this.controller.abort(user.reason);
+    else user?.addEventListener('abort', this, { once: true });
+  }
+
+  /** The signal to give member acquisitions. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Whether the caller's own signal aborted. */
+  get userAborted(): boolean {
+    return this.user?.aborted === true;
+  }
+
+  /** Starts afresh (for the next round), keeping the caller's signal. */
+  renew(): void {
+    this.clearTimer();
+    if (!this.controller.signal.aborted) return;
+    this.controller = new AbortController();
+    if (this.user?.aborted) this.controller.abort(this.user.reason);
+  }
+
+  /** Cuts the member acquisitions short after `ms` (nothing when infinite). */
+  cutAfter(ms: number): void {
+    this.clearTimer();
+    if (!Number.isFinite(ms)) return;
+    this.timer = setTimeout(cutNow, Math.min(Math.max(0, ms), MAX_TIME_MS), this);
+    this.timer.unref();
+  }
+
+  /** Cuts the member acquisitions short now. */
+  cut(): void {
+    this.clearTimer();
+    this.controller.abort(CUT_SHORT);
+  }
+
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.clearTimer();
+    this.controller.abort(this.user?.reason);
+  }
+
+  dispose(): void {
+    this.clearTimer();
+    this.user?.removeEventListener('abort', this);
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
+
+function cutNow(bound: CallBound): void {
+  bound.cut();
+}
+
+/**
+ * Resolves after `ms`, or rejects with the reason as soon as `signal` aborts; clears its timer and
+ * listener either way.
+ */
+export function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, Math.max(0, ms));
+    timer.unref();
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * @internal The hold of a composite lock, as its handle sees it: lost (once) when fewer than `quorum` of its
+ * member holds are left, or when its validity runs out. Detaches from its members on `dispose()`.
+ */
+export class CompositeHold implements HandleLease {
+  private readonly listeners = new Set<(error: LockLostError) => void>();
+  private lostWith: LockLostError | undefined;
+  private live: number;
+  private timer: NodeJS.Timeout | undefined;
+  private disposed = false;
+
+  constructor(
+    private readonly lockName: string,
+    /** The member holds, in the order they were taken. */
+    readonly members: readonly LockHandle[],
+    private readonly quorum: number,
+    validFor: number | undefined,
+  ) {
+    this.live = members.length;
+    for (const member of members) {
+      const { signal } = member;
+      if (signal.aborted) this.memberLost(signal.reason);
+      else signal.addEventListener('abort', this, { once: true });
+    }
+    if (validFor !== undefined && !this.lostWith) {
+      this.timer = setTimeout(validityEnded, Math.min(Math.max(0, validFor), MAX_TIME_MS), this);
+      this.timer.unref();
+    }
+  }
+
+  /** A member's signal aborted. */
+  handleEvent(event: Event): void {
+    this.memberLost((event.target as AbortSignal).reason);
+  }
+
+  /** @internal The validity timer fired. */
+  validityEnded(): void {
+    this.timer = undefined;
+    const owner = this.members[0] ? `thread ${this.members[0].threadId}` : '';
+    this.lose(new LockLostError(`Lock '${this.lockName}' ran out of validity (lease minus acquisition time and clock drift)`, this.lockName, owner));
+  }
+
+  watch(listener: (error: LockLostError) => void): void {
+    if (this.lostWith) listener(this.lostWith);
+    else this.listeners.add(listener);
+  }
+
+  unwatch(listener: (error: LockLostError) => void): void {
+    this.listeners.delete(listener);
+  }
+
+  /** Stops watching the members and the clock. */
+  dispose(): void {
+    this.disposed = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const member of this.members) member.signal.removeEventListener('abort', this);
+  }
+
+  private memberLost(reason: unknown): void {
+    this.live -= 1;
+    if (this.live >= this.quorum) return;
+    const cause = reason instanceof LockLostError ? reason : undefined;
+    const which = cause ? `member '${cause.lockName}' was lost: ${cause.message}` : 'a member was lost';
+    const left = this.quorum === this.members.length ? '' : ` (${this.live} of the ${this.quorum} needed are left)`;
+    this.lose(new LockLostError(`Lock '${this.lockName}' was lost: ${which}${left}`, this.lockName, cause?.owner ?? ''));
+  }
+
+  private lose(error: LockLostError): void {
+    if (this.lostWith || this.disposed) return;
+    this.lostWith = error;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    for (const listener of [...this.listeners]) listener(error);
+  }
+}
+
+function validityEnded(hold: CompositeHold): void {
+  hold.validityEnded();
+}
+
+/**
+ * What MultiLock and RedLock share: the Java-style surface (`lock`, `tryLock`, `unlock`) and the
+ * handle surface (`acquire`, `tryAcquire`, `using`) over member locks that may live on different
+ * clients and servers. Nothing of its own is stored in Redis.
+ */
+export abstract class CompositeLock {
+  /** A name for messages and handles: the kind and the members' names. */
+  readonly name: string;
+  /** The member locks, in the order given. */
+  readonly locks: readonly BaseLock[];
+
+  /** @internal */
+  protected constructor(
+    /** @internal The client that made it. */
+    protected readonly ctx: LockContext,
+    locks: readonly BaseLock[],
+    kind: string,
+  ) {
+    this.locks = Object.freeze([...locks]);
+    this.name = `${kind}(${locks.map((lock) => lock.name).join(', ')})`;
+  }
+
+  /** @internal Takes the members: one acquisition. `forever`: no `waitTime` means as long as it takes. */
+  protected abstract take(call: CallOptions, forever: boolean): Promise<Taken | NotTaken>;
+
+  /** @internal Gives back member holds taken together. */
+  protected abstract giveBack(handles: readonly LockHandle[]): Promise<void>;
+
+  /** @internal Members a hold needs to keep (all of them for a MultiLock, a majority for a RedLock). */
+  protected abstract quorumOf(taken: number): number;
+
+  /** @internal Releases every member's hold of the current owner (Java-style `unlock`). */
+  protected abstract unlockMembers(options: OwnerOptions | undefined): Promise<void>;
+
+  /**
+   * Waits as long as it takes to hold every member (a RedLock: a majority).
+   * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   * @throws {ClientClosedError} when a member's client shuts down first.
+   */
+  async lock(options?: LockOptions): Promise<void> {
+    const call = resolveCallOptions(options, ['leaseTime', 'threadId', 'signal']);
+    this.ctx.lifetime.throwIfAborted();
+    const taken = await this.take(call, true);
+    if ('error' in taken) throw taken.error;
+  }
+
+  /**
+   * Tries to hold every member (a RedLock: a majority), waiting up to `waitTime` ms (absent: one
+   * attempt per member); resolves whether it did. On failure nothing taken is kept.
+   * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   */
+  async tryLock(options?: TryLockOptions): Promise<boolean> {
+    const call = resolveCallOptions(options);
+    this.ctx.lifetime.throwIfAborted();
+    return !('error' in (await this.take(call, false)));
+  }
+
+  /**
+   * Releases the current owner's hold of every member.
+   * @throws {LockNotHeldError} when the owner holds none of them (a MultiLock: when a member it
+   *   should hold is not held; the other members are still released).
+   */
+  async unlock(options?: OwnerOptions): Promise<void> {
+    resolveCallOptions(options, ['threadId']);
+    await this.unlockMembers(options);
+  }
+
+  /**
+   * Acquires and resolves a {@link LockHandle} over the members; waits as long as it takes unless
+   * `waitTime` is given. Its `signal` aborts if the composite hold is lost (a MultiLock: any member;
+   * a RedLock: below the majority, or its validity ran out with an explicit lease).
+   * @throws {LockAcquireTimeoutError} (MultiLock) when a given `waitTime` runs out.
+   * @throws {QuorumError} (RedLock) when the wait ends without a valid majority.
+   * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   */
+  async acquire(options?: AcquireOptions): Promise<LockHandle> {
+    const call = resolveCallOptions(options);
+    this.ctx.lifetime.throwIfAborted();
+    return this.handleOf(await this.take(call, call.waitTime === undefined), call);
+  }
+
+  /**
+   * Like {@link acquire}, but resolves `null` instead of failing for time or quorum; no `waitTime`:
+   * a single attempt per member.
+   * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   */
+  async tryAcquire(options?: AcquireOptions): Promise<LockHandle | null> {
+    const call = resolveCallOptions(options);
+    this.ctx.lifetime.throwIfAborted();
+    const taken = await this.take(call, false);
+    return 'error' in taken ? null : this.handleOf(taken, call);
+  }
+
+  /**
+   * Runs `fn` holding the members, inside an owner scope of every member's client (the open one, or
+   * a new one), and releases them afterwards. `fn` gets the combined `signal`.
+   * @throws {LockNotHeldError} when the hold was lost before `fn` finished (`fn`'s result is dropped).
+   * @throws {LockAcquireTimeoutError} / {QuorumError} as {@link acquire} does.
+   * @throws {InvalidArgumentError} for a non-function or bad options.
+   */
+  async using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: AcquireOptions): Promise<T> {
+    if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');
+    resolveCallOptions(options);
+    const body = async (): Promise<T> => {
+      const handle = await this.acquire(options);
+      let result: T;
+      try {
+        result = await fn(handle.signal);
+      } catch (error) {
+        await handle.release().catch((releaseError: unknown) =>
+          this.ctx.logger.debug('release after a failed using() callback failed', { name: this.name, error: releaseError }),
+        );
+        throw error;
+      }
+      await handle.release();
+      return result;
+    };
+    const scoped = this.locks.reduceRight<() => Promise<T>>((inner, lock) => () => lock.inOwnerScope(inner), body);
+    return scoped();
+  }
+
+  /** Whether the current owner holds every member (a RedLock: a majority). */
+  async isHeldByCurrentThread(): Promise<boolean> {
+    const held = await Promise.all(this.locks.map((lock) => lock.isHeldByCurrentThread().catch(() => false)));
+    return held.filter(Boolean).length >= this.quorumOf(this.locks.length);
+  }
+
+  /**
+   * Whether `<clientId>:<threadId>` holds every member (a RedLock: a majority), each on its client.
+   * @throws {InvalidArgumentError} unless `threadId` is a positive safe integer.
+   */
+  async isHeldByThread(threadId: number): Promise<boolean> {
+    resolveCallOptions({ threadId }, ['threadId']);
+    const held = await Promise.all(this.locks.map((lock) => lock.isHeldByThread(threadId).catch(() => false)));
+    return held.filter(Boolean).length >= this.quorumOf(this.locks.length);
+  }
+
+  /** @internal Releases a composite handle's members (called by the handle). */
+  releaseHold(_threadId: number, lease: HandleLease): Promise<void> {
+    const hold = lease as CompositeHold;
+    hold.dispose();
+    return this.giveBack(hold.members);
+  }
+
+  /** @internal */
+  protected handleOf(taken: Taken | NotTaken, call: CallOptions): LockHandle {
+    if ('error' in taken) throw taken.error;
+    const hold = new CompositeHold(this.name, taken.handles, this.quorumOf(taken.handles.length), taken.validFor);
+    return this.makeHandle(call.threadId ?? taken.handles[0]!.threadId, hold, taken);
+  }
+
+  /** @internal */
+  protected makeHandle(threadId: number, hold: CompositeHold, _taken: Taken): LockHandle {
+    return new LockHandle(this, threadId, hold);
+  }
+
+  /** @internal Logs a failure the composite recovers from. */
+  protected logged(what: string): (error: unknown) => void {
+    return (error) => this.ctx.logger.debug(what, { name: this.name, error });
+  }
+}

@@ -1,0 +1,117 @@
+import { LockAcquireTimeoutError } from '../errors';
+import type { CallOptions, OwnerOptions } from '../options';
+import type { BaseLock } from './base-lock';
+import { BASE_WAIT_PER_LOCK_MS, CallBound, CompositeLock, CUT_SHORT, type NotTaken, type Taken } from './composite';
+import type { LockContext } from './context';
+import { LockHandle } from './handle';
+
+/**
+ * All-or-nothing over several locks of any kind, possibly on different clients and servers
+ * (Redisson's `RedissonMultiLock`). Nothing of its own is stored in Redis: each member keeps its own
+ * keys, channel and watchdog, so Java Redisson sees ordinary locks. Get one from
+ * `RedissonClient.getMultiLock`.
+ *
+ * - Members are taken one at a time in order of name (ties keep the given order), so two
+ *   MultiLocks over the same locks, listed differently, cannot deadlock.
+ * - Each member waits at most what is left of the call's `waitTime`; `lock()` and `acquire()`
+ *   without one run rounds of 1500 ms per member, as Redisson does. When a member cannot be had in
+ *   time, every member taken is given back (an acquisition whose reply is still in flight too, once
+ *   it lands) and, while time is left, the round starts again from the first member.
+ * - Release goes member by member in reverse order.
+ * - With an explicit `leaseTime`, every member gets that lease; a member whose lease ran out before
+ *   the last one was taken fails the round. (Redisson instead stretches the leases to twice the wait
+ *   while taking them and shortens them afterwards.)
+ * - A handle's `signal` aborts as soon as any member is lost.
+ */
+export class MultiLock extends CompositeLock {
+  /** The members in the order they are taken. */
+  private readonly ordered: readonly BaseLock[];
+
+  /** @internal Use `RedissonClient.getMultiLock`. */
+  constructor(ctx: LockContext, locks: readonly BaseLock[]) {
+    super(ctx, locks, 'MultiLock');
+    // A stable sort: ties (one name on several servers) keep the given order.
+    this.ordered = [...locks].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  }
+
+  /** @internal */
+  protected quorumOf(taken: number): number {
+    return taken;
+  }
+
+  /** @internal */
+  protected async take(call: CallOptions, forever: boolean): Promise<Taken | NotTaken> {
+    const start = performance.now();
+    const single = call.waitTime === undefined && !forever;
+    const deadline = call.waitTime === undefined ? Infinity : start + call.waitTime;
+    const roundLength = call.waitTime === undefined && !single ? this.ordered.length * BASE_WAIT_PER_LOCK_MS : Infinity;
+    const bound = new CallBound(call.signal);
+    // Past the deadline, an acquisition still waiting for its reply is cut short (and undone if it lands).
+    bound.cutAfter(deadline - start);
+    try {
+      for (;;) {
+        const roundEnd = Math.min(deadline, performance.now() + roundLength);
+        const taken: LockHandle[] = [];
+        let complete = true;
+        for (const lock of this.ordered) {
+          const waitTime = single ? 0 : Math.max(0, Math.floor(roundEnd - performance.now()));
+          let result;
+          try {
+            result = await lock.tryAcquireMember({
+              waitTime,
+              leaseTime: call.leaseTime,
+              threadId: call.threadId,
+              signal: bound.signal,
+            });
+          } catch (error) {
+            await this.giveBack(taken).catch(this.logged('giving back after a failed member acquisition failed'));
+            if (error === CUT_SHORT && !bound.userAborted) return this.timedOut(call);
+            throw error;
+          }
+          if (!(result instanceof LockHandle)) {
+            complete = false;
+            break;
+          }
+          taken.push(result);
+        }
+        // A member lost while the later ones were being taken (its lease ran out) fails the round.
+        if (complete && taken.every((handle) => !handle.signal.aborted)) return { handles: taken };
+        await this.giveBack(taken).catch(this.logged('giving back an incomplete round failed'));
+        if (single || performance.now() >= deadline) return this.timedOut(call);
+        bound.signal.throwIfAborted();
+      }
+    } finally {
+      bound.dispose();
+    }
+  }
+
+  /** @internal Releases in reverse order, every member even when one fails; rejects with the first failure. */
+  protected async giveBack(handles: readonly LockHandle[]): Promise<void> {
+    let first: unknown;
+    for (let i = handles.length - 1; i >= 0; i--) {
+      try {
+        await handles[i]!.release();
+      } catch (error) {
+        first ??= error;
+      }
+    }
+    if (first !== undefined) throw first;
+  }
+
+  /** @internal */
+  protected async unlockMembers(options: OwnerOptions | undefined): Promise<void> {
+    let first: unknown;
+    for (let i = this.ordered.length - 1; i >= 0; i--) {
+      try {
+        await this.ordered[i]!.unlock(options);
+      } catch (error) {
+        first ??= error;
+      }
+    }
+    if (first !== undefined) throw first;
+  }
+
+  private timedOut(call: CallOptions): NotTaken {
+    return { error: new LockAcquireTimeoutError(this.name, call.waitTime ?? 0) };
+  }
+}

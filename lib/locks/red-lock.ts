@@ -1,0 +1,178 @@
+import { InvalidArgumentError, LockNotHeldError, QuorumError, type MemberOutcome } from '../errors';
+import type { CallOptions, OwnerOptions } from '../options';
+import type { BaseLock } from './base-lock';
+import { BASE_WAIT_PER_LOCK_MS, CallBound, CompositeLock, CUT_SHORT, pause, type CompositeHold, type NotTaken, type Taken } from './composite';
+import type { LockContext } from './context';
+import { LockHandle } from './handle';
+
+/**
+ * How long a member's reply may take beyond its wait before the member counts as `timed-out` and its
+ * acquisition is cut short (undone if it lands later). Redisson's default response timeout.
+ */
+export const MEMBER_REPLY_BOUND_MS = 3_000;
+
+/** Clock drift allowed for, in ms: 1 % of the lease plus 2 ms (the Redlock algorithm's figure). */
+export function clockDrift(leaseTime: number): number {
+  return Math.floor(leaseTime * 0.01) + 2;
+}
+
+/** Delay between rounds that found no quorum: a random 20-120 ms, so contenders do not stay in step. */
+const retryDelay = (): number => 20 + Math.random() * 100;
+
+/**
+ * A {@link LockHandle} of a RedLock, which also tells how much of the majority it got and for how
+ * long the hold is valid.
+ */
+export class RedLockHandle extends LockHandle {
+  /** @internal Made by `RedLock.acquire`. */
+  constructor(
+    lock: RedLock,
+    threadId: number,
+    hold: CompositeHold,
+    /** Members taken (at least the quorum). */
+    readonly held: number,
+    /**
+     * Validity left when the acquisition ended, in ms: lease − time spent acquiring − clock drift
+     * (1 % of the lease + 2 ms). With an explicit `leaseTime` the `signal` aborts once it runs out;
+     * without one the watchdog renews every member and this is only the first term.
+     */
+    readonly validity: number,
+  ) {
+    super(lock, threadId, hold);
+  }
+}
+
+/**
+ * A majority lock over N independent Redis servers (Redisson's deprecated `RedissonRedLock`, with
+ * the Redlock algorithm's validity check): held once N/2 + 1 members are taken within
+ * lease − elapsed − drift. Members are tried in parallel, one round trip each; partial acquisitions
+ * are given back. Nothing of its own is stored in Redis. Get one from `RedissonClient.getRedLock`.
+ *
+ * - Per round every member waits at most `max(waitTime / N, 1)` ms (bounded by the time left), as
+ *   Redisson's per-member wait; without `waitTime`, `lock()` and `acquire()` run rounds of 1500 ms
+ *   per member until they succeed, `tryLock()` and `tryAcquire()` one round of single attempts.
+ * - A member whose reply takes more than its wait plus {@link MEMBER_REPLY_BOUND_MS} counts as
+ *   timed out; its acquisition is cut short and undone if it lands later.
+ * - `acquire()` rejects with {@link QuorumError} (each member's outcome) when the wait ends without a
+ *   valid majority.
+ * - The handle's `signal` aborts when fewer than the majority of its members are left, or (with an
+ *   explicit lease) when its validity runs out.
+ *
+ * Read the README before relying on it: Redisson deprecates RedLock, and the algorithm assumes
+ * bounded clock drift and process pauses and gives no fencing token.
+ */
+export class RedLock extends CompositeLock {
+  /** Members needed: N/2 + 1. */
+  readonly quorum: number;
+
+  /** @internal Use `RedissonClient.getRedLock`. */
+  constructor(ctx: LockContext, locks: readonly BaseLock[]) {
+    super(ctx, locks, 'RedLock');
+    const kind = Object.getPrototypeOf(locks[0]) as object;
+    locks.forEach((lock, i) => {
+      if (Object.getPrototypeOf(lock) !== kind) {
+        throw new InvalidArgumentError(
+          `getRedLock(): member ${i} ('${lock.name}') is a ${lock.constructor.name}, member 0 a ${locks[0]!.constructor.name}; a majority of mixed kinds means nothing, give locks of one kind`,
+        );
+      }
+    });
+    this.quorum = Math.floor(locks.length / 2) + 1;
+  }
+
+  /** @internal */
+  protected quorumOf(): number {
+    return this.quorum;
+  }
+
+  /** @internal */
+  protected async take(call: CallOptions, forever: boolean): Promise<Taken | NotTaken> {
+    const n = this.locks.length;
+    const start = performance.now();
+    const single = call.waitTime === undefined && !forever;
+    const deadline = call.waitTime === undefined ? Infinity : start + call.waitTime;
+    const perMember = call.waitTime === undefined ? BASE_WAIT_PER_LOCK_MS : Math.max(Math.floor(call.waitTime / n), 1);
+    const leaseTime = call.leaseTime ?? this.ctx.options.lockWatchdogTimeout;
+    const drift = clockDrift(leaseTime);
+    const bound = new CallBound(call.signal);
+    try {
+      for (;;) {
+        const roundStart = performance.now();
+        const wait = single || call.waitTime === 0 ? 0 : Math.max(0, Math.min(perMember, Math.floor(deadline - roundStart)));
+        const { handles, outcomes } = await this.round(call, wait, bound);
+        if (bound.userAborted) {
+          await this.giveBack(handles);
+          throw call.signal?.reason;
+        }
+        const validity = leaseTime - (performance.now() - roundStart) - drift;
+        if (handles.length >= this.quorum && validity > 0) {
+          return { handles, validity, validFor: call.leaseTime === undefined ? undefined : validity };
+        }
+        await this.giveBack(handles);
+        const error = new QuorumError(this.name, this.quorum, outcomes, handles.length >= this.quorum ? 'no-validity' : 'no-quorum');
+        const left = deadline - performance.now();
+        if (single || left <= 0) return { error };
+        await pause(Math.min(retryDelay(), left), call.signal);
+        bound.renew();
+      }
+    } finally {
+      bound.dispose();
+    }
+  }
+
+  /** One round: every member in parallel, each waiting up to `wait` ms; resolves once all settled. */
+  private async round(call: CallOptions, wait: number, bound: CallBound): Promise<{ handles: LockHandle[]; outcomes: MemberOutcome[] }> {
+    bound.cutAfter(wait + MEMBER_REPLY_BOUND_MS);
+    const options = { waitTime: wait, leaseTime: call.leaseTime, threadId: call.threadId, signal: bound.signal };
+    const settled = await Promise.allSettled(this.locks.map((lock) => lock.tryAcquireMember(options)));
+    const handles: LockHandle[] = [];
+    const outcomes = settled.map((result, i): MemberOutcome => {
+      const { name } = this.locks[i]!;
+      if (result.status === 'rejected') {
+        return result.reason === CUT_SHORT ? { name, status: 'timed-out' } : { name, status: 'unreachable', error: result.reason };
+      }
+      if (result.value instanceof LockHandle) {
+        handles.push(result.value);
+        return { name, status: 'acquired' };
+      }
+      return { name, status: 'held', ttl: result.value.ttl };
+    });
+    return { handles, outcomes };
+  }
+
+  /** @internal Releases all in parallel, one round trip; a member's failure is logged, not thrown (Redisson ignores them). */
+  protected async giveBack(handles: readonly LockHandle[]): Promise<void> {
+    const results = await Promise.allSettled(handles.map((handle) => handle.release()));
+    for (const result of results) {
+      if (result.status === 'rejected') this.logged('releasing a RedLock member failed; its lease ends it')(result.reason);
+    }
+  }
+
+  /** @internal */
+  protected async unlockMembers(options: OwnerOptions | undefined): Promise<void> {
+    const results = await Promise.allSettled(this.locks.map((lock) => lock.unlock(options)));
+    const released = results.filter((result) => result.status === 'fulfilled').length;
+    for (const result of results) {
+      if (result.status === 'rejected' && !(result.reason instanceof LockNotHeldError)) {
+        this.logged('unlocking a RedLock member failed; its lease ends it')(result.reason);
+      }
+    }
+    if (released === 0) {
+      throw new LockNotHeldError(`Lock '${this.name}' is not held by the caller on any member`, this.name);
+    }
+  }
+
+  /** @internal */
+  protected override makeHandle(threadId: number, hold: CompositeHold, taken: Taken): LockHandle {
+    return new RedLockHandle(this, threadId, hold, taken.handles.length, taken.validity ?? 0);
+  }
+
+  /** Acquires a majority; see {@link CompositeLock.acquire}. Resolves a {@link RedLockHandle}. */
+  override acquire(options?: Parameters<CompositeLock['acquire']>[0]): Promise<RedLockHandle> {
+    return super.acquire(options) as Promise<RedLockHandle>;
+  }
+
+  /** See {@link CompositeLock.tryAcquire}. Resolves a {@link RedLockHandle} or `null`. */
+  override tryAcquire(options?: Parameters<CompositeLock['tryAcquire']>[0]): Promise<RedLockHandle | null> {
+    return super.tryAcquire(options) as Promise<RedLockHandle | null>;
+  }
+}
