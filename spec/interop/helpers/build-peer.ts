@@ -50,7 +50,7 @@ function newestSource(dir: string, entries: readonly string[]): number {
 
 function mvn(extra: readonly string[]): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('mvn', ['-B', '-q', ...extra, '-f', join(PEER_PROJECT, 'pom.xml'), 'package'], {
+    const child = spawn('mvn', ['-B', '-q', '-Dstyle.color=never', ...extra, '-f', join(PEER_PROJECT, 'pom.xml'), 'package'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
