@@ -5,6 +5,12 @@ import type { JavaPeer } from './helpers/peer';
 import { useInterop } from './helpers/use-interop';
 
 const ROUNDS = 20;
+/**
+ * Pause between a worker's release and its next acquisition, as real work has. Without it, a Node
+ * worker re-acquires within microseconds of its own release, and a Java waiter, woken by message
+ * through a JVM thread, rarely gets a turn until the Node workers are done: the lock is not fair.
+ */
+const THINK_MS = 25;
 const COUNTER = 'interop:counter';
 const LOCK = 'interop:counter-lock';
 
@@ -34,6 +40,7 @@ describeInterop('interop: mutual exclusion between Java and Node', () => {
         } finally {
           await lock.unlock();
         }
+        await peer().call({ op: 'sleep', thread: lock.thread, ms: THINK_MS });
       }
     };
     const nodeWorker = async (redisson: RedissonClient): Promise<void> => {
@@ -43,6 +50,7 @@ describeInterop('interop: mutual exclusion between Java and Node', () => {
           holders.push('node');
           await nodeIncrement();
         });
+        await delay(THINK_MS);
       }
     };
 
