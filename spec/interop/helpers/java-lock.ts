@@ -1,0 +1,57 @@
+import type { JavaPeer } from './peer';
+
+/** A Redisson `RLock` in the peer, called from one Java thread (by its thread number). */
+export class JavaLock {
+  constructor(
+    private readonly peer: JavaPeer,
+    readonly name: string,
+    readonly thread: number,
+  ) {}
+
+  /** `lock()`, or `lock(leaseMs, MILLISECONDS)`; no lease: Redisson's watchdog renews it. */
+  lock(leaseMs = -1): Promise<null> {
+    return this.call('lock', { leaseMs });
+  }
+
+  /** `tryLock(waitMs, leaseMs, MILLISECONDS)`. */
+  tryLock(waitMs = 0, leaseMs = -1): Promise<boolean> {
+    return this.call('tryLock', { waitMs, leaseMs }, waitMs + 30_000);
+  }
+
+  unlock(): Promise<null> {
+    return this.call('unlock');
+  }
+
+  forceUnlock(): Promise<boolean> {
+    return this.call('forceUnlock');
+  }
+
+  isLocked(): Promise<boolean> {
+    return this.call('isLocked');
+  }
+
+  getHoldCount(): Promise<number> {
+    return this.call('getHoldCount');
+  }
+
+  isHeldByCurrentThread(): Promise<boolean> {
+    return this.call('isHeldByCurrentThread');
+  }
+
+  isHeldByThread(threadId: number): Promise<boolean> {
+    return this.call('isHeldByThread', { threadId });
+  }
+
+  remainTimeToLive(): Promise<number> {
+    return this.call('remainTimeToLive');
+  }
+
+  /** The same lock from another Java thread. */
+  onThread(thread: number): JavaLock {
+    return new JavaLock(this.peer, this.name, thread);
+  }
+
+  private call<T>(op: string, args: Record<string, unknown> = {}, timeoutMs?: number): Promise<T> {
+    return this.peer.call<T>({ op, kind: 'lock', name: this.name, thread: this.thread, ...args }, timeoutMs);
+  }
+}

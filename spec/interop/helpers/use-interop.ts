@@ -1,0 +1,46 @@
+import type Redis from 'ioredis';
+import type { RedissonClient, RedissonOptions } from '../../../lib';
+import { useRedis } from '../../helpers/fixture';
+import { BUILD_TIMEOUT, buildPeer } from './build-peer';
+import { JavaLock } from './java-lock';
+import { JavaPeer, READY_TIMEOUT } from './peer';
+
+/** What an interop test file works with. */
+export interface Interop {
+  /** A connection for raw reads (HGETALL, PTTL, ...). */
+  admin: () => Redis;
+  /** A new ioredisson client, shut down after the test. */
+  client: (options?: RedissonOptions) => RedissonClient;
+  /** The file's Java peer. */
+  peer: () => JavaPeer;
+  /** `name` as an RLock of the peer, on a Java thread no other test has used. */
+  javaLock: (name: string) => JavaLock;
+}
+
+/**
+ * Per-file set-up: a throwaway redis-server (flushed before each test) and one JVM running the
+ * Redisson peer, built first if its jar is stale. `lockWatchdogTimeout` configures the peer.
+ */
+export function useInterop({ lockWatchdogTimeout = 30_000 }: { lockWatchdogTimeout?: number } = {}): Interop {
+  const redis = useRedis();
+  let peer: JavaPeer | undefined;
+
+  beforeAll(async () => {
+    const jar = await buildPeer();
+    peer = await JavaPeer.start(jar, redis.server().url, lockWatchdogTimeout);
+  }, BUILD_TIMEOUT + READY_TIMEOUT);
+  afterAll(async () => {
+    await peer?.stop();
+  });
+
+  const requirePeer = (): JavaPeer => {
+    if (!peer) throw new Error('the Java peer did not start');
+    return peer;
+  };
+  return {
+    admin: redis.admin,
+    client: (options) => redis.client(options),
+    peer: requirePeer,
+    javaLock: (name) => new JavaLock(requirePeer(), name, requirePeer().newThread()),
+  };
+}
