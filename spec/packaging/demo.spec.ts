@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, run, runOk } from './helpers/consumer';
+import { ROOT, run, runOk } from '../helpers/consumer';
 
 // `npm run demo` on a fresh machine: it starts its own redis-server and must print no connection
 // error while that server starts (it used to connect first and get ECONNREFUSED).

@@ -2,8 +2,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ts from 'typescript';
-import { makeConsumer, ROOT, run, runOk, typecheck } from './helpers/consumer';
-import { startRedis, type TestRedis } from './helpers/redis-server';
+import { makeConsumer, ROOT, run, runOk, typecheck } from '../helpers/consumer';
+import { startRedis, type TestRedis } from '../helpers/redis-server';
 
 // The README's ```ts snippets are type-checked (strict, nodenext) against the built package and
 // run against a throwaway Redis, so that they cannot drift from the library.

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeConsumer, ROOT, runOk, STRICT_NODENEXT, typecheck } from './helpers/consumer';
-import { startRedis, type TestRedis } from './helpers/redis-server';
+import { makeConsumer, ROOT, runOk, STRICT_NODENEXT, typecheck } from '../helpers/consumer';
+import { startRedis, type TestRedis } from '../helpers/redis-server';
 
 // Packs the library as `npm publish` would and uses the tarball the way users will: from a CommonJS
 // script, an ES module and a strict `nodenext` TypeScript project. Slow (a build and an npm install).
