@@ -134,6 +134,13 @@ export async function main(): Promise<number> {
     expect(result.code).toBe(0);
   });
 
+  it('installs the ioredisson command, which runs', async () => {
+    const out = await runOk(join(consumer.dir, 'node_modules', '.bin', 'ioredisson'), ['--help'], { cwd: consumer.dir });
+    expect(out).toMatch(/inspect <name>/);
+    const inspected = await runOk(join(consumer.dir, 'node_modules', '.bin', 'ioredisson'), ['list', '--json', '--url', redis.url], { cwd: consumer.dir });
+    expect(JSON.parse(inspected)).toEqual([]);
+  });
+
   it('reports a type error in such a consumer (the check is real)', async () => {
     await writeFile(join(consumer.dir, 'broken.mts'), `import { RedissonClient } from 'ioredisson';\nconst n: string = new RedissonClient(null as never).id.length;\nexport { n };\n`);
     const result = await typecheck(consumer.dir, ['broken.mts'], { ...STRICT_NODENEXT, skipLibCheck: true });
