@@ -1,7 +1,7 @@
 // One contender: increments a shared Redis counter `iterations` times under the lock, with a
 // deliberate await between the read and the write, so any overlap would lose an update.
 // Usage: node examples/counter-worker.mjs <redis-url> <iterations> [name]
-import Redis from 'ioredis';
+import { Redis } from 'ioredis';
 import { RedissonClient } from 'ioredisson';
 
 const [url, iterations = '100', name = `worker-${process.pid}`] = process.argv.slice(2);

@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import Redis from 'ioredis';
+import { Redis } from 'ioredis';
 
 const WORKERS = 4;
 const ITERATIONS = 200;
@@ -15,14 +15,31 @@ const port = await new Promise((resolve) => {
   });
 });
 const server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-  stdio: 'ignore',
+  stdio: ['ignore', 'pipe', 'pipe'],
 });
 server.on('error', () => {
   console.error('redis-server was not found: install it (e.g. apt-get install redis-server) and retry.');
   process.exit(1);
 });
+// Connect only once the server says it listens: connecting earlier makes ioredis report ECONNREFUSED.
+await new Promise((resolve, reject) => {
+  let output = '';
+  const timer = setTimeout(() => reject(new Error(`redis-server not ready after 20 s:\n${output}`)), 20_000);
+  const onData = (chunk) => {
+    output += chunk;
+    if (!output.includes('Ready to accept connections')) return;
+    clearTimeout(timer);
+    server.stdout.resume();
+    server.stderr.resume();
+    resolve();
+  };
+  server.stdout.setEncoding('utf8').on('data', onData);
+  server.stderr.setEncoding('utf8').on('data', onData);
+  server.once('exit', (code) => reject(new Error(`redis-server exited (code ${code}) before it was ready:\n${output}`)));
+});
 const url = `redis://127.0.0.1:${port}`;
-const redis = new Redis(url, { retryStrategy: (attempt) => (attempt > 50 ? null : 100) });
+const redis = new Redis(url);
+redis.on('error', (error) => console.error(`demo connection: ${error.message}`));
 await redis.ping();
 console.log(`throwaway redis-server on ${url}; ${WORKERS} processes x ${ITERATIONS} locked increments\n`);
 

@@ -1,0 +1,82 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { makeConsumer, ROOT, run, runOk, typecheck } from '../helpers/consumer';
+import { startRedis, type TestRedis } from '../helpers/redis-server';
+
+// The README's ```ts snippets are type-checked (strict, nodenext) against the built package and
+// run against a throwaway Redis, so that they cannot drift from the library.
+jest.setTimeout(300_000);
+
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const snippets = [...README.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m, i) => ({
+  name: `snippet-${i + 1}`,
+  code: m[1]!,
+  line: README.slice(0, m.index).split('\n').length + 1,
+}));
+
+let redis: TestRedis;
+let consumer: { dir: string; cleanup: () => Promise<void> };
+
+beforeAll(async () => {
+  if (!existsSync(join(ROOT, 'dist', 'index.d.mts'))) await runOk('npm', ['run', 'build']);
+  redis = await startRedis();
+  consumer = await makeConsumer('link');
+  for (const s of snippets) await writeFile(join(consumer.dir, `${s.name}.mts`), s.code);
+});
+
+afterAll(async () => {
+  await consumer?.cleanup();
+  await redis?.stop();
+});
+
+describe('README snippets', () => {
+  it('are there, and the Quick start runs on Node 20 as it is: no `await using`, the named Redis import', () => {
+    expect(snippets.length).toBeGreaterThanOrEqual(4);
+    const quickStart = snippets[0]!.code;
+    expect(quickStart).not.toMatch(/^\s*await using /m);
+    expect(quickStart).toMatch(/import \{ Redis \} from 'ioredis'/);
+    expect(quickStart).toMatch(/new Redis\(process\.env\.REDIS_URL \?\? 'redis:\/\/127\.0\.0\.1:6379'\)/);
+    expect(README).not.toMatch(/import Redis from 'ioredis'/);
+  });
+
+  it('type-check under strict nodenext against the built package', async () => {
+    const result = await typecheck(consumer.dir, snippets.map((s) => `${s.name}.mts`));
+    // Report errors by README line to make a drift easy to find.
+    const report = (result.stdout + result.stderr).replace(/snippet-(\d+)\.mts\((\d+),/g, (_all, n: string, line: string) => {
+      const snippet = snippets[Number(n) - 1]!;
+      return `README.md(${snippet.line + Number(line) - 1},`;
+    });
+    expect(report).toBe('');
+    expect(result.code).toBe(0);
+  });
+
+  it('run against Redis, each leaving no key behind', async () => {
+    const env = { ...process.env, REDIS_URL: redis.url };
+    const admin = redis.connect();
+    try {
+      for (const snippet of snippets) {
+        await admin.flushall();
+        // Plain JavaScript for Node: the snippets' types are stripped (and `await using` lowered).
+        const js = ts.transpileModule(snippet.code, {
+          compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext },
+        }).outputText;
+        const file = join(consumer.dir, `${snippet.name}.mjs`);
+        await writeFile(file, js);
+        const result = await run(process.execPath, [file], { cwd: consumer.dir, env, timeout: 60_000 });
+        expect({ line: snippet.line, code: result.code, stderr: result.stderr }).toEqual({ line: snippet.line, code: 0, stderr: '' });
+        expect({ line: snippet.line, keys: await admin.keys('*') }).toEqual({ line: snippet.line, keys: [] });
+      }
+    } finally {
+      admin.disconnect();
+    }
+  });
+
+  it('the Quick start also runs untranspiled as an .mjs file', async () => {
+    const file = join(consumer.dir, 'quick-start.mjs');
+    await writeFile(file, snippets[0]!.code);
+    const out = await runOk(process.execPath, [file], { cwd: consumer.dir, env: { ...process.env, REDIS_URL: redis.url }, timeout: 60_000 });
+    expect(out).toMatch(/charged order 42/);
+  });
+});
