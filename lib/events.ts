@@ -8,12 +8,31 @@ export interface LockEvent {
   owner: string;
 }
 
-/** Events of a {@link RedissonClient}, by name. */
+/** How an acquisition went: the figures a metrics hook records. */
+export interface AcquisitionStats {
+  /** Time from the call to its outcome, in ms. */
+  waitMs: number;
+  /** Acquire attempts sent (1 when the lock was free). */
+  attempts: number;
+  /** Times a release message (or a local hand-off) woke the waiter. */
+  wakeUps: number;
+}
+
+/**
+ * Events of a {@link RedissonClient}, by name. They double as the metrics hook: each carries the
+ * figures a histogram or counter needs (wait time, attempts, wake-ups, hold time, losses), so an
+ * OpenTelemetry or Prometheus exporter subscribes to them without this library depending on either.
+ */
 export type RedissonEvents = {
   /** A lock was acquired or re-entered. */
-  acquired: LockEvent;
-  /** One hold of a lock was released (`fully`: the lock is now free). */
-  released: LockEvent & { fully: boolean };
+  acquired: LockEvent & AcquisitionStats;
+  /** An acquisition ended without the lock: its wait ran out, its signal aborted, the client closed, or an error. */
+  acquireFailed: LockEvent & AcquisitionStats & { reason: 'timeout' | 'aborted' | 'closed' | 'error' };
+  /**
+   * One hold of a lock was released (`fully`: the lock is now free). `heldMs`: time since this
+   * owner's first hold counted now was acquired; `undefined` when this client counted no hold.
+   */
+  released: LockEvent & { fully: boolean; heldMs: number | undefined };
   /** A lock held with watchdog renewal was lost; work it guarded since may not have been exclusive. */
   lockLost: LockEvent & { error: LockLostError };
   /** The subscriber connection came back; every waiter was woken to re-check. */

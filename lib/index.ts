@@ -12,7 +12,7 @@ export {
   type MemberOutcome,
   type RedissonErrorCode,
 } from './errors';
-export type { LockEvent, RedissonEvents } from './events';
+export type { AcquisitionStats, LockEvent, RedissonEvents } from './events';
 export { BaseLock } from './locks/base-lock';
 export { BASE_WAIT_PER_LOCK_MS, CompositeLock } from './locks/composite';
 export { FairLock } from './locks/fair-lock';

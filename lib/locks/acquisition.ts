@@ -1,3 +1,4 @@
+import { ClientClosedError } from '../errors';
 import { MAX_TIME_MS, type Logger } from '../options';
 import type { PubSubManager, Subscription } from '../pubsub/manager';
 import type { AttemptReport, Waiter } from '../pubsub/wait-queue';
@@ -13,13 +14,26 @@ export interface AttemptSource<T> {
    */
   abandon(): void;
   /** What the acquisition resolves once it acquired (`true`) or its wait time ran out (`false`). */
-  conclude(acquired: boolean): T | Promise<T>;
+  conclude(acquired: boolean, stats: WaitStats): T | Promise<T>;
   /**
    * Told once when the acquisition ends without acquiring, whichever way (time-out, abort, error,
    * shutdown), before it settles: the place to undo what waiting left in Redis.
    */
-  gaveUp?(): void;
+  gaveUp?(reason: GiveUpReason, stats: WaitStats): void;
 }
+
+/** How an acquisition went, for metrics. */
+export interface WaitStats {
+  /** Time since the call, in ms. */
+  readonly waitMs: number;
+  /** Acquire attempts sent. */
+  readonly attempts: number;
+  /** Times a message (or a local hand-off) woke the waiter. */
+  readonly wakeUps: number;
+}
+
+/** Why an acquisition ended without acquiring. */
+export type GiveUpReason = 'timeout' | 'aborted' | 'closed' | 'error';
 
 /** Delays between re-checks when there is no channel to wait on (or no subscription could be made). */
 export type BackOff = (failures: number) => number;
@@ -86,7 +100,7 @@ export function acquireWithWait<T>(ctx: WaitContext, request: WaitRequest<T>): P
  * object, its timer and its promise, with no suspended frames. Each step is started by the one
  * before (an attempt's reply, the subscription, a wake-up, the timer), and `end` ends it once.
  */
-class Acquisition<T> implements Waiter, Closable {
+class Acquisition<T> implements Waiter, Closable, WaitStats {
   readonly promise: Promise<T>;
   private resolve!: (value: T | Promise<T>) => void;
   private reject!: (error: unknown) => void;
@@ -103,6 +117,13 @@ class Acquisition<T> implements Waiter, Closable {
   private report: AttemptReport | undefined;
   private timer: NodeJS.Timeout | undefined;
   private done = false;
+  private readonly startedAt = performance.now();
+  attempts = 0;
+  wakeUps = 0;
+
+  get waitMs(): number {
+    return performance.now() - this.startedAt;
+  }
 
   constructor(
     private readonly ctx: WaitContext,
@@ -132,6 +153,7 @@ class Acquisition<T> implements Waiter, Closable {
 
   /** Woken by a release message, or handed a local release: try again at once. */
   wake(report?: AttemptReport): void {
+    this.wakeUps += 1;
     this.clearTimer();
     this.report = report;
     this.attempt();
@@ -158,6 +180,7 @@ class Acquisition<T> implements Waiter, Closable {
     if (this.done) return this.reportAttempt(false);
     this.queueFirst = false;
     this.attempting = true;
+    this.attempts += 1;
     this.request.attempts.attempt().then(
       (ttl) => this.attempted(ttl),
       (error: unknown) => this.attemptFailed(error),
@@ -245,9 +268,9 @@ class Acquisition<T> implements Waiter, Closable {
   }
 
   private settle(acquired: boolean): void {
-    if (!this.end(acquired)) return;
+    if (!this.end(acquired, 'timeout')) return;
     try {
-      this.resolve(this.request.attempts.conclude(acquired));
+      this.resolve(this.request.attempts.conclude(acquired, this));
     } catch (error) {
       this.reject(error);
     }
@@ -257,12 +280,17 @@ class Acquisition<T> implements Waiter, Closable {
   private fail(error: unknown): void {
     if (this.done) return;
     if (this.attempting) this.request.attempts.abandon();
-    this.end(false);
+    this.end(false, this.reasonOf(error));
     this.reject(error);
   }
 
+  private reasonOf(error: unknown): GiveUpReason {
+    if (error instanceof ClientClosedError) return 'closed';
+    return this.request.signal?.aborted && error === this.request.signal.reason ? 'aborted' : 'error';
+  }
+
   /** Leaves everything the acquisition joined, once; returns whether this call did. */
-  private end(acquired: boolean): boolean {
+  private end(acquired: boolean, reason: GiveUpReason): boolean {
     if (this.done) return false;
     this.done = true;
     this.clearTimer();
@@ -270,7 +298,7 @@ class Acquisition<T> implements Waiter, Closable {
     this.request.signal?.removeEventListener('abort', this);
     this.ctx.pending.delete(this);
     this.subscription?.release(acquired);
-    if (!acquired) this.request.attempts.gaveUp?.();
+    if (!acquired) this.request.attempts.gaveUp?.(reason, this);
     return true;
   }
 }

@@ -11,7 +11,7 @@ import {
 } from '../options';
 import type { WakePolicy } from '../pubsub/wake';
 import { holdCount, isHeldBy, isLocked, newRequestId, remainTimeToLive, type UnlockResult } from '../scripts/lock';
-import { acquireWithWait, fallbackBackOff, type AttemptSource, type BackOff } from './acquisition';
+import { acquireWithWait, fallbackBackOff, type AttemptSource, type BackOff, type GiveUpReason, type WaitStats } from './acquisition';
 import type { LockContext, LockKind } from './context';
 import { LocalHandOff } from './hand-off';
 import { LockHandle, type HandleLease } from './handle';
@@ -317,7 +317,8 @@ export abstract class BaseLock {
     if (result === 'not-held') {
       throw this.notHeld('it was never acquired, was already released, or its lease expired', owner);
     }
-    this.ctx.emit('released', { name: this.name, owner, fully: result === 'released' });
+    const heldMs = record ? performance.now() - record.heldSince : undefined;
+    this.ctx.emit('released', { name: this.name, owner, fully: result === 'released', heldMs });
   }
 
   private localHandOff(threadId: number) {
@@ -365,7 +366,9 @@ export abstract class BaseLock {
    * @internal Told by {@link LockAttempts} that an acquisition ended without acquiring; resolves
    * (never rejects) once the kind's clean-up is done, if it has one.
    */
-  gaveUp(threadId: number, waitTime: number | undefined): Promise<void> | undefined {
+  gaveUp(threadId: number, waitTime: number | undefined, reason: GiveUpReason, stats: WaitStats): Promise<void> | undefined {
+    const { waitMs, attempts, wakeUps } = stats;
+    this.ctx.emit('acquireFailed', { name: this.name, owner: this.ownerOf(threadId), reason, waitMs, attempts, wakeUps });
     let cleanUp: Promise<unknown> | undefined;
     try {
       cleanUp = this.acquisitionGaveUp(threadId, waitTime);
@@ -388,12 +391,14 @@ export abstract class BaseLock {
     owner: string,
     unscoped: boolean,
     signal: AbortSignal | undefined,
+    stats: WaitStats,
   ): Promise<never> | undefined {
     const { lifetime } = this.ctx;
     const cancelledBy = signal?.aborted ? signal : lifetime.aborted ? lifetime : undefined;
     if (cancelledBy) return this.giveBack(threadId, cancelledBy.reason);
     if (unscoped) this.ctx.scopes.rememberUnscoped(this.name, threadId);
-    this.ctx.emit('acquired', { name: this.name, owner });
+    const { waitMs, attempts, wakeUps } = stats;
+    this.ctx.emit('acquired', { name: this.name, owner, waitMs, attempts, wakeUps });
     return undefined;
   }
 
@@ -445,7 +450,7 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
     this.waitTime = call.waitTime;
   }
 
-  conclude(acquired: boolean): T | Promise<T> {
+  conclude(acquired: boolean, stats: WaitStats): T | Promise<T> {
     const { lock, threadId, call } = this;
     const record = this.acquired;
     if (!acquired || !record) {
@@ -453,7 +458,7 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
       return cleanUp ? cleanUp.then(() => outcome(lock, undefined, call, lastTtl)) : outcome(lock, undefined, call, lastTtl);
     }
     return (
-      lock.concludeAcquisition(threadId, this.owner, this.unscoped, call.signal) ??
+      lock.concludeAcquisition(threadId, this.owner, this.unscoped, call.signal, stats) ??
       this.outcome(lock, { threadId, lease: record, fencingToken: this.fencingToken }, call, this.lastTtl)
     );
   }
@@ -462,8 +467,8 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
     this.abandoned = true;
   }
 
-  gaveUp(): void {
-    this.cleanUp = this.lock.gaveUp(this.threadId, this.waitTime);
+  gaveUp(reason: GiveUpReason, stats: WaitStats): void {
+    this.cleanUp = this.lock.gaveUp(this.threadId, this.waitTime, reason, stats);
   }
 
   /**

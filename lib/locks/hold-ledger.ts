@@ -12,6 +12,8 @@ export class HeldLock extends Lease {
   holds = 0;
   /** Acquisitions sent and not yet answered. */
   inFlight = 0;
+  /** When the first of the holds counted now was acquired (monotonic ms). */
+  heldSince = 0;
 
   constructor(
     private readonly ledger: HoldLedger,
@@ -70,6 +72,7 @@ export class HoldLedger {
   endAcquire(record: HeldLock, term?: LeaseTerm): void {
     record.inFlight -= 1;
     if (!term) return this.dropIfIdle(record);
+    if (record.holds === 0) record.heldSince = performance.now();
     record.holds += 1;
     this.tracker.track(record, term);
   }
