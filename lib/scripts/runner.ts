@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { RedisConnection } from '../connection';
+import { INCLUDES } from './includes';
 import { LatchReaper } from './latch-reaper';
 import { PublishCommand, type PublishCommandName } from './publish';
 
@@ -13,8 +14,13 @@ export interface Script {
   readonly sha: string;
 }
 
-/** Wraps a script's text with its SHA-1. */
-export function defineScript(name: string, source: string): Script {
+/** Wraps a script's text, its `--- @include "<name>"` lines replaced (see `INCLUDES`), with its SHA-1. */
+export function defineScript(name: string, text: string): Script {
+  const source = text.replace(/^--- @include "([\w-]+)"$/gm, (_line, include: string) => {
+    const included = INCLUDES[include];
+    if (included === undefined) throw new Error(`Script ${name} includes unknown Lua "${include}"`);
+    return included.trimEnd();
+  });
   return { name, source, sha: createHash('sha1').update(source).digest('hex') };
 }
 

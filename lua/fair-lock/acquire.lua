@@ -23,19 +23,12 @@
              waiter's turn, the time until that head's deadline, at most ARGV[8]
     error    ARGV[6], when the lock is non-reentrant and the owner holds it already
 ]]
+--- @include "purge-expired-heads"
 local lock, queue, timeouts = KEYS[1], KEYS[2], KEYS[3]
 local owner = ARGV[2]
 local wait, now = tonumber(ARGV[3]), tonumber(ARGV[4])
 
--- Purge heads whose deadline has passed (only heads, as Redisson does).
-while true do
-  local head = redis.call('lindex', queue, 0)
-  if not head then break end
-  local deadline = tonumber(redis.call('zscore', timeouts, head))
-  if deadline == nil or deadline > now then break end
-  redis.call('zrem', timeouts, head)
-  redis.call('lpop', queue)
-end
+purgeExpiredHeads(queue, timeouts, now)
 
 -- A free lock goes to the head of the queue, or to anyone when nobody waits.
 if redis.call('exists', lock) == 0 then

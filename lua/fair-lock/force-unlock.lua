@@ -13,17 +13,11 @@
     1  the lock existed and was deleted
     0  there was no lock
 ]]
+--- @include "purge-expired-heads"
 local lock, queue, timeouts = KEYS[1], KEYS[2], KEYS[3]
 local now = tonumber(ARGV[2])
 
-while true do
-  local head = redis.call('lindex', queue, 0)
-  if not head then break end
-  local deadline = tonumber(redis.call('zscore', timeouts, head))
-  if deadline == nil or deadline > now then break end
-  redis.call('zrem', timeouts, head)
-  redis.call('lpop', queue)
-end
+purgeExpiredHeads(queue, timeouts, now)
 
 if redis.call('del', lock) == 1 then
   local head = redis.call('lindex', queue, 0)

@@ -16,6 +16,7 @@
   Returns
     integer  holds removed (0 when the acquisitions never took effect)
 ]]
+--- @include "purge-expired-heads"
 local lock, queue, timeouts, owner = KEYS[1], KEYS[2], KEYS[3], ARGV[1]
 local held = tonumber(redis.call('hget', lock, owner) or 0)
 local keep = tonumber(ARGV[2])
@@ -33,14 +34,7 @@ redis.call('hdel', lock, owner)
 if redis.call('hlen', lock) == 0 then
   redis.call('del', lock)
   local now = tonumber(ARGV[4])
-  while true do
-    local head = redis.call('lindex', queue, 0)
-    if not head then break end
-    local deadline = tonumber(redis.call('zscore', timeouts, head))
-    if deadline == nil or deadline > now then break end
-    redis.call('zrem', timeouts, head)
-    redis.call('lpop', queue)
-  end
+  purgeExpiredHeads(queue, timeouts, now)
   local head = redis.call('lindex', queue, 0)
   if head then
     redis.call(ARGV[5], KEYS[4] .. ':' .. head, ARGV[3])

@@ -22,6 +22,7 @@
          head is woken and the latch records 1, where Redisson reports success); the caller is
          told it held nothing all the same
 ]]
+--- @include "purge-expired-heads"
 local lock, queue, timeouts, channel, latch = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local now = tonumber(ARGV[4])
 
@@ -30,14 +31,7 @@ if replay then
   return tonumber(replay)
 end
 
-while true do
-  local head = redis.call('lindex', queue, 0)
-  if not head then break end
-  local deadline = tonumber(redis.call('zscore', timeouts, head))
-  if deadline == nil or deadline > now then break end
-  redis.call('zrem', timeouts, head)
-  redis.call('lpop', queue)
-end
+purgeExpiredHeads(queue, timeouts, now)
 
 local function wakeHead()
   local head = redis.call('lindex', queue, 0)

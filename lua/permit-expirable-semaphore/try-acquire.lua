@@ -18,26 +18,7 @@
     ':<score>'    not acquired; <score> is the earliest expiry among the acquired permits
     nil           not acquired, and no acquired permit will expire by itself
 ]]
--- Reclaims expired permits (score <= now), at most `limit` of them when given: removes them from
--- the ZSET, adds them back to the count and, if the count is then positive, publishes it.
-local function reclaim(name, zset, channel, now, publish, limit)
-  local expired
-  if limit then
-    expired = redis.call('zrangebyscore', zset, 0, now, 'limit', 0, limit)
-  else
-    expired = redis.call('zrangebyscore', zset, 0, now)
-  end
-  if #expired == 0 then
-    return
-  end
-  for i = 1, #expired, 100 do
-    redis.call('zrem', zset, unpack(expired, i, math.min(i + 99, #expired)))
-  end
-  local available = redis.call('incrby', name, #expired)
-  if available > 0 then
-    redis.call(publish, channel, available)
-  end
-end
+--- @include "reclaim-expired-permits"
 
 local name, zset, channel = KEYS[1], KEYS[2], KEYS[3]
 local wanted = tonumber(ARGV[1])
