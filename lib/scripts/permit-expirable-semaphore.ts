@@ -87,6 +87,11 @@ export async function permitCounts(runner: ScriptRunner, name: string, now: numb
 }
 
 /** Makes available + acquired equal `permits`; resolves whether anything changed. */
+/** Deletes the semaphore and its acquired permits; resolves whether either existed. */
+export function deleteExpirable(runner: ScriptRunner, name: string): Promise<boolean> {
+  return runner.redis.del(name, permitTimeoutKey(name)).then((deleted) => toInteger(deleted) > 0);
+}
+
 export function setExpirablePermits(runner: ScriptRunner, name: string, permits: number): Promise<boolean> {
   const [key, zset, channel] = keysOf(name);
   return runner.runPublishing(SET_PERMITS, [key, channel, zset], [permits]).then(toFlag);

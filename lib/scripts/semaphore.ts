@@ -54,6 +54,11 @@ export function drainPermits(runner: ScriptRunner, name: string): Promise<number
 }
 
 /** The available count (0 when the semaphore does not exist). */
+/** Deletes the semaphore; resolves whether it existed. */
+export function deleteSemaphore(runner: ScriptRunner, name: string): Promise<boolean> {
+  return runner.redis.del(name).then(toFlag);
+}
+
 export function availablePermits(runner: ScriptRunner, name: string): Promise<number> {
   return runner.redis.get(name).then((reply) => Number(toStringOrNull(reply) ?? 0));
 }

@@ -8,6 +8,7 @@ import { MAX_TIME_MS, checkInteger } from '../options';
 import { wakeCount } from '../pubsub/wake';
 import {
   addExpirablePermits,
+  deleteExpirable,
   permitCounts,
   permitLeaseTime,
   releaseExpirable,
@@ -210,6 +211,15 @@ export class RPermitExpirableSemaphore {
     checkPermits(permits, 'permits', 0);
     this.ctx.lifetime.throwIfAborted();
     return trySetPermits(this.ctx.scripts, this.name, permits, 0);
+  }
+
+  /**
+   * Deletes the semaphore and every acquired permit (Redisson's `delete`); resolves whether it
+   * existed. Watchdog permits of this client are then reported lost at their next renewal.
+   */
+  async delete(): Promise<boolean> {
+    this.ctx.lifetime.throwIfAborted();
+    return deleteExpirable(this.ctx.scripts, this.name);
   }
 
   /**

@@ -7,6 +7,7 @@ import { wakeCount } from '../pubsub/wake';
 import {
   addPermits,
   availablePermits,
+  deleteSemaphore,
   drainPermits,
   releasePermits,
   releasePermitsIfExists,
@@ -155,6 +156,15 @@ export class RSemaphore {
     checkDelta(permits, 'permits');
     this.ctx.lifetime.throwIfAborted();
     await addPermits(this.ctx.scripts, this.name, permits);
+  }
+
+  /**
+   * Deletes the semaphore (Redisson's `delete`); resolves whether it existed. Permits held now are
+   * not told: a plain semaphore's permits have no owner.
+   */
+  async delete(): Promise<boolean> {
+    this.ctx.lifetime.throwIfAborted();
+    return deleteSemaphore(this.ctx.scripts, this.name);
   }
 
   /** @internal Gives back the permits of a handle. */
