@@ -2,11 +2,10 @@ import type { LockLostError } from '../errors';
 
 /**
  * What kind of thing a lease keeps alive, and how to renew a batch of them. A primitive supplies
- * one per client (a lock hash, a read lock's timeout keys, an expirable permit); the tracker knows
- * nothing else about it.
+ * one per client; the tracker knows nothing else about it.
  */
 export interface LeaseKind {
-  /** What is lost, in error messages: `Lock`, `Permit`. */
+  /** What is lost, in error messages (e.g. `Permit`). */
   readonly noun: string;
   /**
    * Extends every lease of the batch that its owner still holds, to `leaseTime` ms; resolves one

@@ -16,8 +16,8 @@ export interface Subscription {
   leave(waiter: Waiter): void;
   /**
    * Gives the share back; the channel is unsubscribed when the last share goes. A waiter leaving
-   * without the lock (`acquired` false) passes a wake-up on to the next one, so that a turn it may
-   * have been given is not lost. Idempotent.
+   * without what it waited for (`acquired` false) passes a wake-up on to the next one, so that a
+   * turn it may have been given is not lost. Idempotent.
    */
   release(acquired?: boolean): void;
 }

@@ -39,11 +39,11 @@ const COUNT: WakeStrategy = {
   },
 };
 
-/** Every message wakes one waiter (a lock's release; a fair waiter's own channel). */
+/** Every message wakes one waiter: what was released can go to one of them. */
 export const wakeOne: WakePolicy = () => ONE;
-/** Every message wakes every waiter (a latch opening; a write unlock). */
+/** Every message wakes every waiter: what happened concerns them all. */
 export const wakeAll: WakePolicy = () => ALL;
-/** A message `n` wakes up to `n` waiters (permits released); anything else wakes one. */
+/** A message `n` wakes up to `n` waiters (n units released); anything else wakes one. */
 export const wakeCount: WakePolicy = () => COUNT;
 
 /** Wakes every waiter for a message listed in `all`, one waiter for any other. */
