@@ -398,3 +398,32 @@ describe('Redisson wire compatibility', () => {
     await eventually(async () => (await admin().dbsize()) === 0, 5_000, 'the unlock latches to go');
   });
 });
+
+describe('re-entry while other owners of the same client wait', () => {
+  const { client: makeClient } = useRedis();
+
+  it('re-enters at once instead of queueing behind local waiters that wait for the holder', async () => {
+    const redisson = makeClient();
+    const lock = redisson.getLock('reentry:queue');
+    let reenteredIn = Infinity;
+    const holder = redisson.run(async () => {
+      await lock.lock();
+      // Another owner of this client parks on the lock meanwhile.
+      await eventually(() => redisson.diagnostics().waiters === 1, 10_000, 'a local waiter');
+      const start = performance.now();
+      await lock.lock(); // must not wait a turn behind that waiter: it waits for us
+      reenteredIn = performance.now() - start;
+      expect(await lock.getHoldCount()).toBe(2);
+      await lock.unlock();
+      await lock.unlock();
+    });
+    const other = redisson.run(async () => {
+      await delay(50);
+      await lock.lock();
+      await lock.unlock();
+    });
+    await Promise.all([holder, other]);
+    // Far below the 30 s turn bound a queued re-entry would have waited.
+    expect(reenteredIn).toBeLessThan(5_000);
+  });
+});

@@ -338,14 +338,17 @@ export abstract class BaseLock {
   protected acquireHold<T>(call: CallOptions, outcome: Outcome<T>): Promise<T> {
     const scoped = call.threadId ?? this.ctx.scopes.current();
     const threadId = scoped ?? this.ctx.scopes.nextThreadId();
+    const owner = this.ownerOf(threadId);
+    // A holder re-entering takes nobody's turn (local waiters may be waiting for it): it never queues.
+    const reentry = scoped !== undefined && (this.ledger.find(this.name, owner)?.holds ?? 0) > 0;
     return acquireWithWait(this.ctx, {
-      attempts: new LockAttempts(this, this.ctx, threadId, this.ownerOf(threadId), scoped === undefined, call, outcome),
+      attempts: new LockAttempts(this, this.ctx, threadId, owner, scoped === undefined, call, outcome),
       channel: this.channelFor(threadId),
       policy: this.wakePolicy,
       backOff: this.backOff,
       waitTime: call.waitTime,
       turnBound: call.leaseTime ?? this.ctx.options.lockWatchdogTimeout,
-      queueFirst: this.queuesBehindLocalWaiters,
+      queueFirst: this.queuesBehindLocalWaiters && !reentry,
       signal: call.signal,
     });
   }
