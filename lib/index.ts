@@ -7,6 +7,7 @@ export {
   LockLostError,
   LockNotHeldError,
   RedissonError,
+  ReplicaSyncError,
   type RedissonErrorCode,
 } from './errors';
 export type { LockEvent, RedissonEvents } from './events';
@@ -22,6 +23,7 @@ export {
   type Logger,
   type OwnerOptions,
   type RedissonOptions,
+  type ReplicaSyncOptions,
   type ResolvedOptions,
   type TryLockOptions,
 } from './options';
