@@ -3,8 +3,9 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/spec'],
   testMatch: ['**/*.spec.ts'],
-  // Fault-injection and soak runs: `npm run test:chaos` (jest.chaos.config.js).
-  testPathIgnorePatterns: ['/node_modules/', '/spec/chaos/'],
+  // Fault-injection and soak runs: `npm run test:chaos` (jest.chaos.config.js); replicated
+  // topologies: `npm run test:topology` (jest.topology.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '/spec/chaos/', '/spec/topology/'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
     '^.+\\.lua$': '<rootDir>/spec/helpers/lua-transform.js',

@@ -11,9 +11,10 @@ import {
   type RedissonClient,
   type RedissonEvents,
 } from '../../lib';
-import { delay, useRedis } from '../helpers/fixture';
-import { commandCounts, eventually, expectUnsubscribed, subscriberCount } from '../helpers/redis-server';
+import { delay } from '../helpers/fixture';
+import { eventually } from '../helpers/redis-server';
 import { trackTimers } from '../helpers/timers';
+import { STANDALONE, useTopology } from '../helpers/topology';
 
 /** A lock kind as the contract drives it. */
 export interface LockKindUnderTest {
@@ -42,22 +43,32 @@ export function lockOf(client: RedissonClient, subject: LockKindUnderTest, name:
   return lock as BaseLock;
 }
 
+/** Where a contract runs: the per-file deployment made by `useTopology`. */
+export type ContractFixture = ReturnType<typeof useTopology>;
+
 /**
  * The lock contract (DESIGN section 8): what every lock kind must do, on real Redis. A kind joins by
- * calling this from a spec file of its own.
+ * calling this from a spec file of its own; on another topology, by calling it with that file's
+ * fixture (`useTopology(clusterTopology())`), which several kinds may share.
  */
-export function lockContract(subject: LockKindUnderTest): void {
-  const { admin, client, server } = useRedis();
+export function lockContract(subject: LockKindUnderTest, fixture: ContractFixture = useTopology(STANDALONE)): void {
+  const { client, deployment } = fixture;
   const make = (options?: Parameters<typeof client>[0]) => client(options, subject.connection);
   const lockOn = (redisson: RedissonClient, name: string) => lockOf(redisson, subject, name);
+  const admin = () => deployment().admin();
+  const commandCounts = () => deployment().commandCounts();
+  const subscribers = (channel: string) => deployment().subscribers(channel);
+  const expectUnsubscribed = (channel: string) =>
+    eventually(async () => (await subscribers(channel)) === 0, 5_000, `no subscriber on ${channel}`);
 
   /** Keys in Redis now, unlock latches included, sorted. */
-  const keys = async () => (await admin().keys('*')).sort();
+  const keys = () => deployment().keys();
 
-  describe(`${subject.kind}: the lock contract`, () => {
+  const where = fixture.name === STANDALONE.name ? '' : ` (${fixture.name})`;
+  describe(`${subject.kind}: the lock contract${where}`, () => {
     it('excludes across 4 processes: 4 x 50 read-modify-write increments lose no update', async () => {
       const workers = [1, 2, 3, 4].map(() =>
-        spawn(process.execPath, [WORKER, server().url, '50', subject.factory, 'contract:counter-lock', 'contract:counter'], {
+        spawn(process.execPath, [WORKER, deployment().target, '50', subject.factory, 'contract:counter-lock', 'contract:counter'], {
           stdio: ['ignore', 'ignore', 'pipe'],
         }),
       );
@@ -117,26 +128,26 @@ export function lockContract(subject: LockKindUnderTest): void {
         const held = await lockOn(holder, 'contract:wake').acquire({ leaseTime: 30_000 });
         const waiting = lockOn(waiter, 'contract:wake').tryLock({ waitTime: 25_000 });
         await eventually(() => waiter.diagnostics().waiters === 1, 10_000, 'a parked waiter');
-        expect(await subscriberCount(admin(), subject.channel('contract:wake')!)).toBe(1);
+        expect(await subscribers(subject.channel('contract:wake')!)).toBe(1);
         const releasedAt = performance.now();
         await held.release();
         expect(await waiting).toBe(true);
         // Far below the 30 s lease: only the release message can have woken it this soon.
         expect(performance.now() - releasedAt).toBeLessThan(10_000);
         await lockOn(waiter, 'contract:wake').unlock();
-        await expectUnsubscribed(admin(), subject.channel('contract:wake')!);
+        await expectUnsubscribed(subject.channel('contract:wake')!);
       });
     } else {
       it('waits without any subscription, and takes the lock once it is free', async () => {
         const holder = make();
         const waiter = make();
         const held = await lockOn(holder, 'contract:spin').acquire({ leaseTime: 30_000 });
-        const before = await commandCounts(admin());
+        const before = await commandCounts();
         const waiting = lockOn(waiter, 'contract:spin').tryLock({ waitTime: 20_000 });
         await delay(300);
         await held.release();
         expect(await waiting).toBe(true);
-        const after = await commandCounts(admin());
+        const after = await commandCounts();
         for (const command of ['subscribe', 'ssubscribe']) expect(after.get(command) ?? 0).toBe(before.get(command) ?? 0);
         await lockOn(waiter, 'contract:spin').unlock();
       });
@@ -165,7 +176,7 @@ export function lockContract(subject: LockKindUnderTest): void {
       expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
       expect(waiter.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
       const channel = subject.channel('contract:busy');
-      if (channel) await expectUnsubscribed(admin(), channel);
+      if (channel) await expectUnsubscribed(channel);
       expect(await keys()).toEqual(keysWhileHeld); // the waiter left nothing of its own
       await held.release();
       await eventually(async () => (await keys()).length === 0, 5_000, 'no key left');
@@ -201,7 +212,7 @@ export function lockContract(subject: LockKindUnderTest): void {
     it('rejects bad input with InvalidArgumentError before sending anything', async () => {
       const redisson = make();
       const lock = lockOn(redisson, 'contract:input');
-      const before = await commandCounts(admin());
+      const before = await commandCounts();
       for (const options of [{ waitTime: -1 }, { leaseTime: 0 }, { threadId: 0 }, { waitTime: 1.5 }, { lease: 1 }]) {
         await expect(lock.tryLock(options as never)).rejects.toBeInstanceOf(InvalidArgumentError);
         await expect(lock.acquire(options as never)).rejects.toBeInstanceOf(InvalidArgumentError);
@@ -210,7 +221,7 @@ export function lockContract(subject: LockKindUnderTest): void {
       await expect(lock.using('no function' as never)).rejects.toBeInstanceOf(InvalidArgumentError);
       expect(() => lockOn(redisson, '')).toThrow(InvalidArgumentError);
       expect(() => lockOn(redisson, 'a}b')).toThrow(InvalidArgumentError);
-      const after = await commandCounts(admin());
+      const after = await commandCounts();
       for (const command of ['evalsha', 'eval', 'subscribe', 'hexists']) {
         expect(after.get(command) ?? 0).toBe(before.get(command) ?? 0);
       }
@@ -231,7 +242,7 @@ export function lockContract(subject: LockKindUnderTest): void {
       expect(lost).toEqual(['contract:shutdown']);
       expect(redisson.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
       const channel = subject.channel('contract:shutdown2');
-      if (channel) await expectUnsubscribed(admin(), channel);
+      if (channel) await expectUnsubscribed(channel);
     });
   });
 }
