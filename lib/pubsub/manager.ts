@@ -5,6 +5,15 @@ import { within } from '../util/guarded';
 import { WaitQueue, type Waiter } from './wait-queue';
 import type { ChannelWaiters, WakePolicy, WakeStrategy } from './wake';
 
+/** Longest wait for a refreshed sharded subscriber after a node dropped a channel, in ms. */
+const FOLLOW_TIMEOUT_MS = 2_000;
+
+/** The channel of an SUNSUBSCRIBE a node sent unasked, as ioredis 5 reports it; else `undefined`. */
+function droppedShardChannel(error: unknown): string | undefined {
+  const match = /Last reply: sunsubscribe,(.*),\d+$/s.exec(error instanceof Error ? error.message : '');
+  return match?.[1];
+}
+
 /** One waiter's share of a channel subscription. */
 export interface Subscription {
   /**
@@ -111,6 +120,9 @@ export class PubSubManager {
   private readonly leaveChannel = (name: string, entry: ChannelEntry): void => this.leave(name, entry);
   /** TCP connections the subscriber has made; any after the first means its subscriptions were lost. */
   private connections = 0;
+  /** Sharded channels a cluster node dropped (their slot moved away), to subscribe again. */
+  private readonly dropped = new Set<string>();
+  private following = false;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -260,8 +272,55 @@ export class PubSubManager {
     });
     // Connection errors are retried by ioredis; waiters are covered by their TTL-bounded waits.
     subscriber.on('error', (error: unknown) => this.settings.onError(error, 'subscriber connection'));
+    if (isCluster(subscriber) && sharded) {
+      // A node that stops serving a slot (resharding, CLUSTER FAILOVER) ends its shard channels with
+      // an SUNSUBSCRIBE nobody asked for; ioredis 5 reports it only as a node error and neither
+      // refreshes its slot map nor subscribes again, so the waiters would hear nothing more.
+      subscriber.on('nodeError', (error: unknown) => {
+        const channel = droppedShardChannel(error);
+        if (channel === undefined) return this.settings.onError(error, 'sharded subscriber node');
+        if (this.entries.has(channel)) this.follow(subscriber, channel);
+      });
+    }
     this.subscriber = subscriber;
     return subscriber;
+  }
+
+  /**
+   * Follows a shard channel to its slot's new primary: refreshes the subscriber's slot map (ioredis
+   * then subscribes its known channels on the nodes now serving them), subscribes the dropped
+   * channels again for good measure, and wakes their waiters to re-check (a release in the gap was
+   * not heard).
+   */
+  private follow(subscriber: RedisConnection & { refreshSlotsCache(callback?: (error?: Error | null) => void): void }, channel: string): void {
+    this.dropped.add(channel);
+    if (this.following) return;
+    this.following = true;
+    const ready = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, FOLLOW_TIMEOUT_MS);
+      timer.unref();
+      subscriber.once('subscribersReady', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    subscriber.refreshSlotsCache((error) => {
+      if (error) this.settings.onError(error, 'refreshing the subscriber slot map');
+    });
+    void ready.then(async () => {
+      this.following = false;
+      const names = [...this.dropped].filter((name) => this.entries.has(name));
+      this.dropped.clear();
+      if (names.length === 0 || this.lifetime.signal.aborted) return;
+      await this.send('subscribe', names).catch((error: unknown) => this.settings.onError(error, 're-SSUBSCRIBE after a slot move'));
+      for (const name of names) {
+        const entry = this.entries.get(name);
+        if (!entry) continue;
+        entry.strategy.reset?.();
+        entry.queue.wake(Infinity, entry.refs - entry.queue.size);
+      }
+      this.settings.onReconnect(names.length);
+    });
   }
 
 }
