@@ -111,14 +111,17 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
     }
     throw lastError;
   };
-  const settle = async (): Promise<void> => {
+  /** `minReplicas`: replicas every primary must have in sync (CLUSTER NODES may not list them yet). */
+  const settle = async (minReplicas = 0): Promise<void> => {
     await waitForClusterOk(live().map((port) => ({ host: HOST, port })));
     await eventually(
       async () => {
         const lines = await clusterNodes().catch(() => []);
         for (const line of lines) {
           if (!line.flags.includes('master') || line.flags.includes('fail') || dead.has(line.port)) continue;
-          const expected = lines.filter((l) => l.masterId === line.id && !l.flags.includes('fail') && !dead.has(l.port)).length;
+          if (line.slots.length === 0) continue;
+          const listed = lines.filter((l) => l.masterId === line.id && !l.flags.includes('fail') && !dead.has(l.port)).length;
+          const expected = Math.max(listed, minReplicas);
           if (!(await replicasCaughtUp(direct(line.port), expected).catch(() => false))) return false;
         }
         return lines.length > 0;
@@ -155,13 +158,14 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
         '--save', '',
         '--appendonly', 'no',
         '--enable-debug-command', 'local',
+        '--repl-diskless-sync-delay', '0',
       ];
       processes.set(port, await spawnRedis(args, port, READY_TIMEOUT));
     }
 
     const addresses = all.map((n) => `${n.host}:${n.port}`);
     await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'], CREATE_TIMEOUT);
-    await settle();
+    await settle(replicas);
     const lines = await clusterNodes();
     for (const node of all) if (lines.find((l) => l.port === node.port)?.flags.includes('master')) nodes.push(node);
   } catch (error) {
@@ -261,7 +265,7 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
       await eventually(async () => (await ownerOf(slot).catch(() => 0)) === toPort, CONVERGE_TIMEOUT, `slot ${slot} on ${toPort}`);
       await settle();
     },
-    settle,
+    settle: () => settle(),
     stop,
   };
 }

@@ -78,7 +78,7 @@ export async function startSentinel(options: SentinelGroupOptions = {}): Promise
       const replicaOf = i === 0 ? [] : ['--replicaof', HOST, String(ports[0])];
       const args = [
         '--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir,
-        '--dbfilename', `dump-${port}.rdb`, '--enable-debug-command', 'local', ...replicaOf,
+        '--dbfilename', `dump-${port}.rdb`, '--enable-debug-command', 'local', '--repl-diskless-sync-delay', '0', ...replicaOf,
       ];
       const child = await spawnRedis(args, port, READY_TIMEOUT);
       processes.push(child);
