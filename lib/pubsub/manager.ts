@@ -5,8 +5,13 @@ import { within } from '../util/guarded';
 import { WaitQueue, type Waiter } from './wait-queue';
 import type { ChannelWaiters, WakePolicy, WakeStrategy } from './wake';
 
-/** Longest wait for a refreshed sharded subscriber after a node dropped a channel, in ms. */
-const FOLLOW_TIMEOUT_MS = 2_000;
+/** Longest wait for ioredis' sharded subscribers to settle after a slot map refresh, in ms. */
+const FOLLOW_SETTLE_MS = 500;
+/** Rounds of refresh and re-SSUBSCRIBE tried after a node dropped a shard channel. */
+const FOLLOW_ROUNDS = 10;
+
+/** A cluster subscriber whose slot map can be refreshed on demand. */
+type FollowingSubscriber = RedisConnection & { refreshSlotsCache(callback?: (error?: Error | null) => void): void };
 
 /** The channel of an SUNSUBSCRIBE a node sent unasked, as ioredis 5 reports it; else `undefined`. */
 function droppedShardChannel(error: unknown): string | undefined {
@@ -279,7 +284,7 @@ export class PubSubManager {
       subscriber.on('nodeError', (error: unknown) => {
         const channel = droppedShardChannel(error);
         if (channel === undefined) return this.settings.onError(error, 'sharded subscriber node');
-        if (this.entries.has(channel)) this.follow(subscriber, channel);
+        if (this.entries.has(channel)) this.follow(subscriber as FollowingSubscriber, channel);
       });
     }
     this.subscriber = subscriber;
@@ -292,27 +297,45 @@ export class PubSubManager {
    * channels again for good measure, and wakes their waiters to re-check (a release in the gap was
    * not heard).
    */
-  private follow(subscriber: RedisConnection & { refreshSlotsCache(callback?: (error?: Error | null) => void): void }, channel: string): void {
+  private follow(subscriber: FollowingSubscriber, channel: string, round = 1): void {
     this.dropped.add(channel);
     if (this.following) return;
     this.following = true;
-    const ready = new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, FOLLOW_TIMEOUT_MS);
-      timer.unref();
-      subscriber.once('subscribersReady', () => {
-        clearTimeout(timer);
+    const refreshed = new Promise<void>((resolve) =>
+      subscriber.refreshSlotsCache((error) => {
+        if (error) this.settings.onError(error, 'refreshing the subscriber slot map');
         resolve();
-      });
-    });
-    subscriber.refreshSlotsCache((error) => {
-      if (error) this.settings.onError(error, 'refreshing the subscriber slot map');
-    });
+      }),
+    );
+    // The refresh resets ioredis' sharded subscribers; give that a moment to finish.
+    const ready = refreshed.then(
+      () =>
+        new Promise<void>((resolve) => {
+          const done = (): void => {
+            clearTimeout(timer);
+            subscriber.off('subscribersReady', done);
+            resolve();
+          };
+          const timer = setTimeout(done, FOLLOW_SETTLE_MS);
+          timer.unref();
+          subscriber.on('subscribersReady', done);
+        }),
+    );
     void ready.then(async () => {
       this.following = false;
       const names = [...this.dropped].filter((name) => this.entries.has(name));
       this.dropped.clear();
       if (names.length === 0 || this.lifetime.signal.aborted) return;
-      await this.send('subscribe', names).catch((error: unknown) => this.settings.onError(error, 're-SSUBSCRIBE after a slot move'));
+      try {
+        await this.send('subscribe', names);
+      } catch (error) {
+        // Most likely a slot map still out of date (MOVED): refresh and try again, a few times.
+        this.settings.onError(error, `re-SSUBSCRIBE after a slot move (round ${round})`);
+        if (round < FOLLOW_ROUNDS) {
+          const timer = setTimeout(() => names.forEach((name) => this.follow(subscriber, name, round + 1)), FOLLOW_SETTLE_MS);
+          timer.unref();
+        }
+      }
       for (const name of names) {
         const entry = this.entries.get(name);
         if (!entry) continue;
@@ -322,5 +345,6 @@ export class PubSubManager {
       this.settings.onReconnect(names.length);
     });
   }
+
 
 }

@@ -206,11 +206,12 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
     primaries,
     ownerOf,
     async replicaOf(port) {
-      const lines = await clusterNodes();
-      const id = lines.find((l) => l.port === port)?.id;
-      const replica = lines.find((l) => l.masterId === id && !l.flags.includes('fail') && !dead.has(l.port));
-      if (!replica) throw new Error(`no live replica of the primary on ${port}`);
-      return replica.port;
+      // The primary's own view: CLUSTER NODES on another node may not list its replicas yet.
+      const info = await direct(port).info('replication');
+      for (const [, replica, state] of info.matchAll(/^slave\d+:ip=[^,]+,port=(\d+),state=(\w+)/gm)) {
+        if (state === 'online' && !dead.has(Number(replica))) return Number(replica);
+      }
+      throw new Error(`no live replica of the primary on ${port}`);
     },
     async kill(port) {
       dead.add(port);
