@@ -4,8 +4,9 @@ module.exports = {
   roots: ['<rootDir>/spec'],
   testMatch: ['**/*.spec.ts'],
   // Fault-injection and soak runs: `npm run test:chaos` (jest.chaos.config.js); the packed package, README
-  // snippets and demo: `npm run test:packaging` (jest.packaging.config.js).
-  testPathIgnorePatterns: ['/node_modules/', '/spec/chaos/', '/spec/packaging/'],
+  // snippets and demo: `npm run test:packaging` (jest.packaging.config.js); replicated topologies:
+  // `npm run test:topology` (jest.topology.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '/spec/chaos/', '/spec/packaging/', '/spec/topology/'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
     '^.+\\.lua$': '<rootDir>/spec/helpers/lua-transform.js',

@@ -64,7 +64,10 @@ export class RedissonClient {
     this.options = resolveOptions(options);
     const { logger } = this.options;
     const sharded = useShardedPubSub(redis, this.options.shardedPubSub);
-    this.scripts = new ScriptRunner(redis, sharded.then((on) => (on ? 'SPUBLISH' : 'PUBLISH')));
+    this.scripts = new ScriptRunner(redis, sharded.then((on) => (on ? 'SPUBLISH' : 'PUBLISH')), {
+      replicaSync: this.options.replicaSync,
+      onError: (error, what) => logger.debug(`replica sync: ${what}`, { error }),
+    });
     this.pubsub = new PubSubManager(redis, {
       sharded,
       subscriptionTimeout: this.options.subscriptionTimeout,

@@ -6,7 +6,8 @@ export type RedissonErrorCode =
   | 'ERR_LOCK_LOST'
   | 'ERR_LOCK_REENTRY'
   | 'ERR_QUORUM'
-  | 'ERR_CLIENT_CLOSED';
+  | 'ERR_CLIENT_CLOSED'
+  | 'ERR_REPLICA_SYNC';
 
 /** Base class of every error this library throws; `code` tells them apart without `instanceof`. */
 export abstract class RedissonError extends Error {
@@ -145,5 +146,32 @@ export class QuorumError extends RedissonError {
   /** How many members were taken in the last round. */
   get acquired(): number {
     return this.outcomes.filter((outcome) => outcome.status === 'acquired').length;
+  }
+}
+
+/**
+ * No replica acknowledged a lock write within `replicaSync.timeout`, in every round tried (Redisson's
+ * `NoSyncedSlavesException`). An acquisition was undone each time, so the caller does not hold the
+ * lock; an unlock or renewal did reach the primary, whose state stands, but a failover now could
+ * lose it.
+ */
+export class ReplicaSyncError extends RedissonError {
+  readonly code = 'ERR_REPLICA_SYNC';
+
+  constructor(
+    /** The script whose write no replica acknowledged, e.g. `lock/acquire`. */
+    readonly script: string,
+    /** The first key of the write (its cluster slot's primary took it). */
+    readonly key: string,
+    /** Replicas waited for in the last round. */
+    readonly replicas: number,
+    /** Rounds tried. */
+    readonly rounds: number,
+    timeout: number,
+  ) {
+    super(
+      `None of ${replicas} replica(s) acknowledged ${script} on '${key}' within ${timeout} ms, in ${rounds} round(s). ` +
+        'Raise replicaSync.timeout, check the replicas, or set replicaSync.enabled = false.',
+    );
   }
 }

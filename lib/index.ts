@@ -9,6 +9,7 @@ export {
   LockReentryError,
   QuorumError,
   RedissonError,
+  ReplicaSyncError,
   type MemberOutcome,
   type RedissonErrorCode,
 } from './errors';
@@ -39,6 +40,7 @@ export {
   type Logger,
   type OwnerOptions,
   type RedissonOptions,
+  type ReplicaSyncOptions,
   type ResolvedOptions,
   type TryLockOptions,
 } from './options';

@@ -40,7 +40,54 @@ export interface RedissonOptions {
    * @default a logger that drops everything
    */
   logger?: Logger;
+  /**
+   * Replica sync, as Redisson's `checkLockSyncedSlaves`: after every script that changes lock state
+   * (acquire, unlock, renewal, force-unlock), `WAIT` on the same node until its replicas have the
+   * write, within `timeout`. A node with no connected replica gets no `WAIT` at all. See
+   * {@link ReplicaSyncOptions}.
+   * @default { enabled: true, timeout: 1000, replicas: 'connected', retries: 3, retryDelay: 200 }
+   */
+  replicaSync?: ReplicaSyncOptions;
 }
+
+/**
+ * How lock writes wait for replicas. A write counts as synced when at least one replica acknowledged
+ * it within `timeout` (Redisson's rule). When none did, an acquisition is undone and retried, and any
+ * other write (unlock, renewal) is re-sent as is (an unlock keeps its request id, so it counts once);
+ * after `retries` such rounds the call rejects with `ReplicaSyncError` (`ERR_REPLICA_SYNC`).
+ */
+export interface ReplicaSyncOptions {
+  /**
+   * Whether to `WAIT` for replicas after lock writes. Costs nothing where a node has no replica.
+   * @default true
+   */
+  enabled?: boolean;
+  /**
+   * Longest `WAIT` in ms (Redisson's `slavesSyncTimeout`). The connection carrying the write is
+   * blocked meanwhile, so keep it short.
+   * @default 1000
+   */
+  timeout?: number;
+  /**
+   * Replicas to wait for: a number, or `'connected'` for the node's `connected_slaves` (read with
+   * `INFO replication`, cached per node and refreshed every 10 s and whenever fewer replicas answer).
+   * @default 'connected'
+   */
+  replicas?: number | 'connected';
+  /**
+   * Rounds retried after a write no replica acknowledged, before the call fails.
+   * @default 3
+   */
+  retries?: number;
+  /**
+   * Pause in ms before each retried round.
+   * @default 200
+   */
+  retryDelay?: number;
+}
+
+/** Replica sync options with defaults filled in. */
+export type ResolvedReplicaSync = Readonly<Required<ReplicaSyncOptions>>;
 
 /** A debug-level logger hook; `console` fits, as do pino, winston and `debug` adapters. */
 export interface Logger {
@@ -51,7 +98,16 @@ export interface Logger {
 const SILENT: Logger = Object.freeze({ debug: () => undefined });
 
 /** Resolved client options. */
-export type ResolvedOptions = Readonly<Required<RedissonOptions>>;
+export type ResolvedOptions = Readonly<Required<Omit<RedissonOptions, 'replicaSync'>> & { replicaSync: ResolvedReplicaSync }>;
+
+/** Replica sync defaults: Redisson's timeout; shorter retries, as a stuck WAIT blocks the connection. */
+export const REPLICA_SYNC_DEFAULTS: ResolvedReplicaSync = Object.freeze({
+  enabled: true,
+  timeout: 1_000,
+  replicas: 'connected',
+  retries: 3,
+  retryDelay: 200,
+});
 
 /** The defaults, equal to Redisson's. */
 export const DEFAULTS: ResolvedOptions = Object.freeze({
@@ -61,6 +117,7 @@ export const DEFAULTS: ResolvedOptions = Object.freeze({
   subscriptionTimeout: 7_500,
   shardedPubSub: 'auto',
   logger: SILENT,
+  replicaSync: REPLICA_SYNC_DEFAULTS,
 });
 
 /** Options of `lock()` and `acquire()`. */
@@ -108,6 +165,21 @@ export function resolveOptions(options: RedissonOptions | undefined): ResolvedOp
   if (!SHARDED_MODES.includes(resolved.shardedPubSub)) {
     throw new InvalidArgumentError(`shardedPubSub must be one of ${SHARDED_MODES.join(', ')}`);
   }
+  return Object.freeze({ ...resolved, replicaSync: resolveReplicaSync(given.replicaSync) });
+}
+
+const REPLICA_SYNC_KEYS = Object.keys(REPLICA_SYNC_DEFAULTS);
+
+function resolveReplicaSync(options: unknown): ResolvedReplicaSync {
+  const given = checkOptionKeys(options, REPLICA_SYNC_KEYS, 'replicaSync options');
+  const resolved = { ...REPLICA_SYNC_DEFAULTS, ...stripUndefined(given) } as ResolvedReplicaSync;
+  if (typeof resolved.enabled !== 'boolean') {
+    throw new InvalidArgumentError(`replicaSync.enabled must be a boolean, got ${describe(resolved.enabled)}`);
+  }
+  checkTime('replicaSync.timeout', resolved.timeout, { min: 1 });
+  if (resolved.replicas !== 'connected') checkInteger('replicaSync.replicas (or \'connected\')', resolved.replicas, 1, 1_000);
+  checkInteger('replicaSync.retries', resolved.retries, 0, 100);
+  checkTime('replicaSync.retryDelay', resolved.retryDelay, { min: 0 });
   return Object.freeze(resolved);
 }
 

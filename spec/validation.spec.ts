@@ -67,7 +67,9 @@ describe('client options', () => {
       subscriptionTimeout: 7_500,
       shardedPubSub: 'auto',
       logger: DEFAULTS.logger,
+      replicaSync: { enabled: true, timeout: 1_000, replicas: 'connected', retries: 3, retryDelay: 200 },
     });
+    expect(Object.isFrozen(redisson.options.replicaSync)).toBe(true);
     expect(() => redisson.options.logger.debug('dropped')).not.toThrow();
     expect(Object.isFrozen(DEFAULTS)).toBe(true);
     expect(Object.isFrozen(redisson.options)).toBe(true);
@@ -83,8 +85,21 @@ describe('client options', () => {
     { subscriptionTimeout: -1 },
     { shardedPubSub: 'yes' },
     { watchdog: 1000 },
+    { replicaSync: 'on' },
+    { replicaSync: { enabled: 'auto' } },
+    { replicaSync: { timeout: 0 } },
+    { replicaSync: { replicas: 0 } },
+    { replicaSync: { replicas: 'all' } },
+    { replicaSync: { retries: -1 } },
+    { replicaSync: { retryDelay: 1.5 } },
+    { replicaSync: { wait: 1 } },
   ])('rejects %p', (options) => {
     expect(() => new RedissonClient(redis, options as never)).toThrow(InvalidArgumentError);
+  });
+
+  it('merges partial replicaSync options over the defaults', () => {
+    const redisson = new RedissonClient(redis, { replicaSync: { timeout: 250, replicas: 2 } });
+    expect(redisson.options.replicaSync).toEqual({ enabled: true, timeout: 250, replicas: 2, retries: 3, retryDelay: 200 });
   });
 
   it('rejects something that is not an ioredis connection', () => {

@@ -5,6 +5,20 @@ import { within } from '../util/guarded';
 import { WaitQueue, type Waiter } from './wait-queue';
 import type { ChannelWaiters, WakePolicy, WakeStrategy } from './wake';
 
+/** Longest wait for ioredis' sharded subscribers to settle after a slot map refresh, in ms. */
+const FOLLOW_SETTLE_MS = 500;
+/** Rounds of refresh and re-SSUBSCRIBE tried after a node dropped a shard channel. */
+const FOLLOW_ROUNDS = 10;
+
+/** A cluster subscriber whose slot map can be refreshed on demand. */
+type FollowingSubscriber = RedisConnection & { refreshSlotsCache(callback?: (error?: Error | null) => void): void };
+
+/** The channel of an SUNSUBSCRIBE a node sent unasked, as ioredis 5 reports it; else `undefined`. */
+function droppedShardChannel(error: unknown): string | undefined {
+  const match = /Last reply: sunsubscribe,(.*),\d+$/s.exec(error instanceof Error ? error.message : '');
+  return match?.[1];
+}
+
 /** One waiter's share of a channel subscription. */
 export interface Subscription {
   /**
@@ -111,6 +125,9 @@ export class PubSubManager {
   private readonly leaveChannel = (name: string, entry: ChannelEntry): void => this.leave(name, entry);
   /** TCP connections the subscriber has made; any after the first means its subscriptions were lost. */
   private connections = 0;
+  /** Sharded channels a cluster node dropped (their slot moved away), to subscribe again. */
+  private readonly dropped = new Set<string>();
+  private following = false;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -260,8 +277,74 @@ export class PubSubManager {
     });
     // Connection errors are retried by ioredis; waiters are covered by their TTL-bounded waits.
     subscriber.on('error', (error: unknown) => this.settings.onError(error, 'subscriber connection'));
+    if (isCluster(subscriber) && sharded) {
+      // A node that stops serving a slot (resharding, CLUSTER FAILOVER) ends its shard channels with
+      // an SUNSUBSCRIBE nobody asked for; ioredis 5 reports it only as a node error and neither
+      // refreshes its slot map nor subscribes again, so the waiters would hear nothing more.
+      subscriber.on('nodeError', (error: unknown) => {
+        const channel = droppedShardChannel(error);
+        if (channel === undefined) return this.settings.onError(error, 'sharded subscriber node');
+        if (this.entries.has(channel)) this.follow(subscriber as FollowingSubscriber, channel);
+      });
+    }
     this.subscriber = subscriber;
     return subscriber;
   }
+
+  /**
+   * Follows a shard channel to its slot's new primary: refreshes the subscriber's slot map (ioredis
+   * then subscribes its known channels on the nodes now serving them), subscribes the dropped
+   * channels again for good measure, and wakes their waiters to re-check (a release in the gap was
+   * not heard).
+   */
+  private follow(subscriber: FollowingSubscriber, channel: string, round = 1): void {
+    this.dropped.add(channel);
+    if (this.following) return;
+    this.following = true;
+    const refreshed = new Promise<void>((resolve) =>
+      subscriber.refreshSlotsCache((error) => {
+        if (error) this.settings.onError(error, 'refreshing the subscriber slot map');
+        resolve();
+      }),
+    );
+    // The refresh resets ioredis' sharded subscribers; give that a moment to finish.
+    const ready = refreshed.then(
+      () =>
+        new Promise<void>((resolve) => {
+          const done = (): void => {
+            clearTimeout(timer);
+            subscriber.off('subscribersReady', done);
+            resolve();
+          };
+          const timer = setTimeout(done, FOLLOW_SETTLE_MS);
+          timer.unref();
+          subscriber.on('subscribersReady', done);
+        }),
+    );
+    void ready.then(async () => {
+      this.following = false;
+      const names = [...this.dropped].filter((name) => this.entries.has(name));
+      this.dropped.clear();
+      if (names.length === 0 || this.lifetime.signal.aborted) return;
+      try {
+        await this.send('subscribe', names);
+      } catch (error) {
+        // Most likely a slot map still out of date (MOVED): refresh and try again, a few times.
+        this.settings.onError(error, `re-SSUBSCRIBE after a slot move (round ${round})`);
+        if (round < FOLLOW_ROUNDS) {
+          const timer = setTimeout(() => names.forEach((name) => this.follow(subscriber, name, round + 1)), FOLLOW_SETTLE_MS);
+          timer.unref();
+        }
+      }
+      for (const name of names) {
+        const entry = this.entries.get(name);
+        if (!entry) continue;
+        entry.strategy.reset?.();
+        entry.queue.wake(Infinity, entry.refs - entry.queue.size);
+      }
+      this.settings.onReconnect(names.length);
+    });
+  }
+
 
 }

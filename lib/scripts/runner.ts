@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { RedisConnection } from '../connection';
+import { ReplicaSyncError } from '../errors';
+import { REPLICA_SYNC_DEFAULTS, type ResolvedReplicaSync } from '../options';
 import { INCLUDES } from './includes';
 import { LatchReaper } from './latch-reaper';
 import { PublishCommand, type PublishCommandName } from './publish';
+import { ReplicaSync } from './replica-sync';
 
 /** A Lua script with its SHA-1, ready for EVALSHA. */
 export interface Script {
@@ -28,6 +31,34 @@ export function defineScript(name: string, text: string): Script {
 export type ScriptArg = string | number | Buffer;
 
 /**
+ * Marks a script call as a write of lock state that replicas must have before it counts (replica
+ * sync): after the reply, the runner sends `WAIT <replicas> <timeout>` on the connection that carried
+ * the write, when the node has replicas. When none acknowledges, the call is undone (if `undo` is
+ * given) and sent again, up to `replicaSync.retries` more rounds; then it rejects with
+ * {@link ReplicaSyncError}. Primitive-neutral: the script's wrapper says what its reply means.
+ */
+export interface ReplicatedWrite {
+  /**
+   * Whether `reply` means the script changed state; only then is `WAIT` sent (a failed acquisition
+   * wrote nothing). Without it every reply counts as a change.
+   */
+  changed?(reply: unknown): boolean;
+  /**
+   * Takes back what the call did (an acquisition), before it is sent again. Without it the call is
+   * re-sent as is, so it must be idempotent: an unlock with the same request id, a renewal.
+   */
+  undo?(reply: unknown): Promise<unknown>;
+}
+
+/** Settings of a {@link ScriptRunner}. */
+export interface RunnerSettings {
+  /** Replica sync options. @default {@link REPLICA_SYNC_DEFAULTS} */
+  replicaSync?: ResolvedReplicaSync;
+  /** Told of what replica sync recovers from (a failed INFO, a retried round). */
+  onError?(error: unknown, what: string): void;
+}
+
+/**
  * Runs scripts by EVALSHA and falls back to EVAL (which also caches the script on that server) when
  * the server answers NOSCRIPT: after a restart, a failover, or on a cluster node seen for the first
  * time. It also carries what every primitive's scripts share: the publish command and the reaper of
@@ -38,25 +69,63 @@ export class ScriptRunner {
   readonly latches: LatchReaper;
   /** PUBLISH or SPUBLISH, passed to every script that publishes. */
   readonly publish: PublishCommand;
+  /** Waits for replicas after writes marked {@link ReplicatedWrite}. */
+  readonly replicas: ReplicaSync;
+  private readonly onError: (error: unknown, what: string) => void;
 
   constructor(
     /** The connection scripts and reads go to. */
     readonly redis: RedisConnection,
     publish: Promise<PublishCommandName>,
+    settings: RunnerSettings = {},
   ) {
     this.latches = new LatchReaper(redis);
     this.publish = new PublishCommand(publish);
+    this.onError = settings.onError ?? (() => undefined);
+    this.replicas = new ReplicaSync(redis, settings.replicaSync ?? REPLICA_SYNC_DEFAULTS, this.onError);
   }
 
   /**
    * Runs `script` with the given KEYS and ARGV and returns its raw reply (decode it with `reply.ts`).
-   * The command is written before this returns (ioredis sends at once on a ready connection).
+   * The command is written before this returns (ioredis sends at once on a ready connection). With
+   * `write`, the reply is returned once replicas have the write (see {@link ReplicatedWrite}); on a
+   * node without replicas that costs nothing.
    */
-  run(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
+  run(script: Script, keys: readonly string[], args: readonly ScriptArg[], write?: ReplicatedWrite): Promise<unknown> {
+    const sent = this.send(script, keys, args);
+    if (!write || !this.replicas.settings.enabled || keys.length === 0) return sent;
+    this.replicas.prepare(keys[0]!);
+    return sent.then((reply) => this.synced(script, keys, args, write, reply));
+  }
+
+  private send(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
     return this.redis.evalsha(script.sha, keys.length, ...keys, ...args).catch((error: unknown) => {
       if (!isNoScript(error)) throw error;
       return this.runText(script, keys, args);
     });
+  }
+
+  /** Waits for replicas to have the write `reply` answered; undoes and re-sends it while none do. */
+  private async synced(
+    script: Script,
+    keys: readonly string[],
+    args: readonly ScriptArg[],
+    write: ReplicatedWrite,
+    reply: unknown,
+  ): Promise<unknown> {
+    const { retries, retryDelay, timeout } = this.replicas.settings;
+    const key = keys[0]!;
+    for (let round = 1; ; round++) {
+      if (write.changed && !write.changed(reply)) return reply;
+      const outcome = await this.replicas.sync(key);
+      if (!outcome || outcome.acked > 0) return reply;
+      if (write.undo) await write.undo(reply);
+      const error = new ReplicaSyncError(script.name, key, outcome.replicas, round, timeout);
+      if (round > retries) throw error;
+      this.onError(error, `replica sync of ${script.name}; round ${round + 1} of ${retries + 1} follows`);
+      await sleep(retryDelay);
+      reply = await this.send(script, keys, args);
+    }
   }
 
   /**
@@ -68,14 +137,18 @@ export class ScriptRunner {
   }
 
   /** Runs a script whose last ARGV is the publish command, once that is known. */
-  runPublishing(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
-    return this.publish.with((command) => this.run(script, keys, [...args, command]));
+  runPublishing(script: Script, keys: readonly string[], args: readonly ScriptArg[], write?: ReplicatedWrite): Promise<unknown> {
+    return this.publish.with((command) => this.run(script, keys, [...args, command], write));
   }
 
   /** Deletes the latches still queued (the client is closing). */
   flush(): Promise<void> {
     return this.latches.flush();
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 function isNoScript(error: unknown): boolean {

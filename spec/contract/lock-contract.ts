@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { getEventListeners, once } from 'node:events';
 import { join } from 'node:path';
-import type { Redis, RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import {
   InvalidArgumentError,
   LockAcquireTimeoutError,
@@ -11,9 +11,11 @@ import {
   type RedissonClient,
   type RedissonEvents,
 } from '../../lib';
-import { delay, useRedis } from '../helpers/fixture';
-import { commandCounts, eventually, expectUnsubscribed, subscriberCount } from '../helpers/redis-server';
+import type { RedisConnection } from '../../lib';
+import { delay } from '../helpers/fixture';
+import { eventually } from '../helpers/redis-server';
 import { trackTimers } from '../helpers/timers';
+import { STANDALONE, useTopology } from '../helpers/topology';
 
 /** A lock kind as the contract drives it. */
 export interface LockKindUnderTest {
@@ -51,7 +53,7 @@ export interface LockKindUnderTest {
   /** A Redis user every client of the run (child processes too) logs in as; see `prepare`. */
   user?: { username: string; password: string };
   /** Runs once against the server before the tests (e.g. to create `user`). */
-  prepare?(admin: Redis): Promise<unknown>;
+  prepare?(admin: RedisConnection): Promise<unknown>;
 }
 
 const WORKER = join(__dirname, 'fixtures', 'lock-worker.mjs');
@@ -64,17 +66,28 @@ export function lockOf(client: RedissonClient, subject: LockKindUnderTest, name:
   return lock as BaseLock;
 }
 
+/** Where a contract runs: the per-file deployment made by `useTopology`. */
+export type ContractFixture = ReturnType<typeof useTopology>;
+
 /**
  * The lock contract (DESIGN section 8): what every lock kind must do, on real Redis. A kind joins by
- * calling this from a spec file of its own.
+ * calling this from a spec file of its own; on another topology, by calling it with that file's
+ * fixture (`useTopology(clusterTopology())`), which several kinds may share.
  */
-export function lockContract(subject: LockKindUnderTest): void {
-  const { admin, client, server } = useRedis();
+export function lockContract(subject: LockKindUnderTest, fixture: ContractFixture = useTopology(STANDALONE)): void {
+  const { client, deployment } = fixture;
   const make = (options?: Parameters<typeof client>[0]) => client(options, { ...subject.connection, ...subject.user });
-  /** The server's URL, with the run's user in it. */
+  const admin = () => deployment().admin();
+  const commandCounts = () => deployment().commandCounts();
+  const subscriberCount = (channel: string) => deployment().subscribers(channel);
+  const expectUnsubscribed = (channel: string) =>
+    eventually(async () => (await subscriberCount(channel)) === 0, 5_000, `no subscriber on ${channel}`);
+  /** Where child processes connect: the deployment's target, with the run's user in a URL target. */
   const url = () => {
-    const base = new URL(server().url);
-    if (subject.user) [base.username, base.password] = [subject.user.username, subject.user.password];
+    const target = deployment().target;
+    if (!subject.user || target.startsWith('{')) return target;
+    const base = new URL(target);
+    [base.username, base.password] = [subject.user.username, subject.user.password];
     return base.toString();
   };
   if (subject.prepare) beforeAll(() => subject.prepare!(admin()));
@@ -86,7 +99,7 @@ export function lockContract(subject: LockKindUnderTest): void {
   /** Keys in Redis now, unlock latches included, sorted; without those the kind keeps on purpose. */
   const keys = async () => {
     const kept = new Set(['contract:counter-lock', 'contract:busy'].flatMap((name) => subject.keeps?.(name) ?? []));
-    return (await admin().keys('*')).filter((key) => !kept.has(key)).sort();
+    return (await deployment().keys()).filter((key) => !kept.has(key)).sort();
   };
 
   /** Channels of `redisson`'s own waiters on `name` that have a subscriber now (per-waiter kinds). */
@@ -96,13 +109,14 @@ export function lockContract(subject: LockKindUnderTest): void {
   /** Waits until no waiter of `redisson` listens for releases of `name` any more. */
   const expectNoListener = async (redisson: RedissonClient, name: string) => {
     const channel = subject.channel(name);
-    if (channel) await expectUnsubscribed(admin(), channel);
+    if (channel) await expectUnsubscribed(channel);
     if (subject.waiterChannel) {
       await eventually(async () => (await waiterChannels(redisson, name)).length === 0, 5_000, `no waiter channel of ${name}`);
     }
   };
 
-  describe(`${subject.kind}: the lock contract`, () => {
+  const where = fixture.name === STANDALONE.name ? '' : ` (${fixture.name})`;
+  describe(`${subject.kind}: the lock contract${where}`, () => {
     const exclusion = subject.shared
       ? 'excludes across 4 processes: 2 x 50 increments under the excluder lose no update, 2 x 50 holds never see one'
       : 'excludes across 4 processes: 4 x 50 read-modify-write increments lose no update';
@@ -192,10 +206,10 @@ export function lockContract(subject: LockKindUnderTest): void {
           // One channel of the waiter's own, one subscriber; the shared channel stays silent.
           const own = await waiterChannels(waiter, 'contract:wake');
           expect(own).toHaveLength(1);
-          expect(await subscriberCount(admin(), own[0]!)).toBe(1);
-          expect(await subscriberCount(admin(), subject.channel('contract:wake')!)).toBe(0);
+          expect(await subscriberCount(own[0]!)).toBe(1);
+          expect(await subscriberCount(subject.channel('contract:wake')!)).toBe(0);
         } else {
-          expect(await subscriberCount(admin(), subject.channel('contract:wake')!)).toBe(1);
+          expect(await subscriberCount(subject.channel('contract:wake')!)).toBe(1);
         }
         const releasedAt = performance.now();
         await held.release();
@@ -210,12 +224,12 @@ export function lockContract(subject: LockKindUnderTest): void {
         const holder = make();
         const waiter = make();
         const held = await blockerOn(holder, 'contract:spin').acquire({ leaseTime: 30_000 });
-        const before = await commandCounts(admin());
+        const before = await commandCounts();
         const waiting = lockOn(waiter, 'contract:spin').tryLock({ waitTime: 20_000 });
         await delay(300);
         await held.release();
         expect(await waiting).toBe(true);
-        const after = await commandCounts(admin());
+        const after = await commandCounts();
         for (const command of ['subscribe', 'ssubscribe']) expect(after.get(command) ?? 0).toBe(before.get(command) ?? 0);
         await lockOn(waiter, 'contract:spin').unlock();
       });
@@ -279,7 +293,7 @@ export function lockContract(subject: LockKindUnderTest): void {
     it('rejects bad input with InvalidArgumentError before sending anything', async () => {
       const redisson = make();
       const lock = lockOn(redisson, 'contract:input');
-      const before = await commandCounts(admin());
+      const before = await commandCounts();
       for (const options of [{ waitTime: -1 }, { leaseTime: 0 }, { threadId: 0 }, { waitTime: 1.5 }, { lease: 1 }]) {
         await expect(lock.tryLock(options as never)).rejects.toBeInstanceOf(InvalidArgumentError);
         await expect(lock.acquire(options as never)).rejects.toBeInstanceOf(InvalidArgumentError);
@@ -288,7 +302,7 @@ export function lockContract(subject: LockKindUnderTest): void {
       await expect(lock.using('no function' as never)).rejects.toBeInstanceOf(InvalidArgumentError);
       expect(() => lockOn(redisson, '')).toThrow(InvalidArgumentError);
       expect(() => lockOn(redisson, 'a}b')).toThrow(InvalidArgumentError);
-      const after = await commandCounts(admin());
+      const after = await commandCounts();
       for (const command of ['evalsha', 'eval', 'subscribe', 'hexists']) {
         expect(after.get(command) ?? 0).toBe(before.get(command) ?? 0);
       }

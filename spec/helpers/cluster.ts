@@ -3,8 +3,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis, { Cluster, type ClusterOptions } from 'ioredis';
-import { freePort } from './redis-server';
+import { eventually, freePort } from './redis-server';
 import { spawnRedis, stopProcess } from './redis-process';
+import { replicasCaughtUp } from './sentinel';
 
 /** One node of a test cluster. */
 export interface ClusterNode {
@@ -14,15 +15,48 @@ export interface ClusterNode {
 
 /** A throwaway Redis Cluster for one test file. */
 export interface TestCluster {
-  /** The masters, in creation order. */
+  /** The masters as created, in creation order (after a failover, see `primaries()`). */
   readonly nodes: readonly ClusterNode[];
+  /** Every node started, masters and replicas. */
+  readonly all: readonly ClusterNode[];
   /**
    * A new cluster connection (`maxRetriesPerRequest: null`); closed by `stop()`. `options` are
    * merged over the defaults (e.g. `{ shardedSubscribers: true }`).
    */
   connect(options?: ClusterOptions): Cluster;
+  /** A direct connection to the node on `port` (kept; closed by `stop()`). */
+  direct(port: number): Redis;
+  /** Ports of the live primaries serving slots now, from `CLUSTER NODES`. */
+  primaries(): Promise<number[]>;
+  /** Port of the primary serving `slot` now. */
+  ownerOf(slot: number): Promise<number>;
+  /** Port of a live replica of the primary on `port`. */
+  replicaOf(port: number): Promise<number>;
+  /** Kills the node on `port` (SIGKILL). */
+  kill(port: number): Promise<void>;
+  /** Freezes (SIGSTOP) or thaws (SIGCONT) the node on `port`. */
+  pause(port: number): void;
+  resume(port: number): void;
+  /** Runs `CLUSTER FAILOVER` on the replica on `port` and waits until it serves as primary. */
+  failover(replicaPort: number): Promise<void>;
+  /** Waits until the primary on `port` is replaced by one of its replicas (after `kill`). */
+  promotedAfter(port: number): Promise<number>;
+  /** Moves `slot` (with its keys) to the primary on `toPort`, as `redis-cli --cluster reshard` does. */
+  moveSlot(slot: number, toPort: number): Promise<void>;
+  /** Waits until every live node reports `cluster_state:ok` and every replica is in sync. */
+  settle(): Promise<void>;
   /** Closes every connection made by `connect`, kills every node and removes the temp dir. */
   stop(): Promise<void>;
+}
+
+/** Shape of a test cluster. */
+export interface ClusterShape {
+  /** Masters. @default 3 */
+  masters?: number;
+  /** Replicas per master. @default 0 */
+  replicas?: number;
+  /** `cluster-node-timeout` in ms: how long a dead primary goes unnoticed. @default 15000 */
+  nodeTimeout?: number;
 }
 
 const HOST = '127.0.0.1';
@@ -30,22 +64,71 @@ const HOST = '127.0.0.1';
 const READY_TIMEOUT = 20_000;
 const CREATE_TIMEOUT = 60_000;
 const CONVERGE_TIMEOUT = 30_000;
+const FAILOVER_TIMEOUT = 60_000;
 
 /**
- * Starts three `redis-server` masters with cluster mode on free loopback ports (bus ports chosen
- * freely too, so that `port + 10000` overflowing is never an issue), creates a cluster of them with
- * `redis-cli --cluster create` and waits until every node reports `cluster_state:ok`.
+ * Starts `masters * (1 + replicas)` `redis-server` nodes with cluster mode on free loopback ports
+ * (bus ports chosen freely too, so that `port + 10000` overflowing is never an issue), creates a
+ * cluster of them with `redis-cli --cluster create --cluster-replicas <replicas>` and waits until
+ * every node reports `cluster_state:ok` and every replica has caught up with its primary.
  */
-export async function startCluster(size = 3): Promise<TestCluster> {
+export async function startCluster(shape: ClusterShape | number = {}): Promise<TestCluster> {
+  const { masters = 3, replicas = 0, nodeTimeout = 15_000 } = typeof shape === 'number' ? { masters: shape } : shape;
   const dir = await mkdtemp(join(tmpdir(), 'ioredisson-cluster-'));
-  const processes: ChildProcess[] = [];
+  const processes = new Map<number, ChildProcess>();
+  const all: ClusterNode[] = [];
   const nodes: ClusterNode[] = [];
   const connections: Cluster[] = [];
+  const directs = new Map<number, Redis>();
+  const dead = new Set<number>();
 
   const stop = async (): Promise<void> => {
     for (const connection of connections.splice(0)) connection.disconnect();
-    await Promise.all(processes.splice(0).map((child) => stopProcess(child)));
+    for (const redis of directs.values()) redis.disconnect();
+    directs.clear();
+    await Promise.all([...processes.values()].map((child) => stopProcess(child)));
+    processes.clear();
     await rm(dir, { recursive: true, force: true });
+  };
+  const direct = (port: number): Redis => {
+    let redis = directs.get(port);
+    if (!redis) {
+      redis = new Redis({ host: HOST, port, maxRetriesPerRequest: 1, disconnectTimeout: 100, retryStrategy: () => 200 });
+      redis.on('error', () => undefined);
+      directs.set(port, redis);
+    }
+    return redis;
+  };
+  const live = (): number[] => all.map((n) => n.port).filter((port) => !dead.has(port));
+  const clusterNodes = async (): Promise<ClusterNodeLine[]> => {
+    let lastError: unknown;
+    for (const port of live()) {
+      try {
+        return parseClusterNodes(String(await direct(port).cluster('NODES')));
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    throw lastError;
+  };
+  /** `minReplicas`: replicas every primary must have in sync (CLUSTER NODES may not list them yet). */
+  const settle = async (minReplicas = 0): Promise<void> => {
+    await waitForClusterOk(live().map((port) => ({ host: HOST, port })));
+    await eventually(
+      async () => {
+        const lines = await clusterNodes().catch(() => []);
+        for (const line of lines) {
+          if (!line.flags.includes('master') || line.flags.includes('fail') || dead.has(line.port)) continue;
+          if (line.slots.length === 0) continue;
+          const listed = lines.filter((l) => l.masterId === line.id && !l.flags.includes('fail') && !dead.has(l.port)).length;
+          const expected = Math.max(listed, minReplicas);
+          if (!(await replicasCaughtUp(direct(line.port), expected).catch(() => false))) return false;
+        }
+        return lines.length > 0;
+      },
+      CONVERGE_TIMEOUT,
+      'every replica to catch up with its primary',
+    );
   };
 
   try {
@@ -59,34 +142,57 @@ export async function startCluster(size = 3): Promise<TestCluster> {
         }
       }
     };
-    for (let i = 0; i < size; i++) {
+    for (let i = 0; i < masters * (1 + replicas); i++) {
       const port = await distinctPort();
       const busPort = await distinctPort();
-      nodes.push({ host: HOST, port });
+      all.push({ host: HOST, port });
       const args = [
         '--port', String(port),
         '--cluster-port', String(busPort),
         '--bind', HOST,
         '--cluster-enabled', 'yes',
         '--cluster-config-file', join(dir, `nodes-${port}.conf`),
-        '--cluster-node-timeout', '15000',
+        '--cluster-node-timeout', String(nodeTimeout),
         '--dir', dir,
+        '--dbfilename', `dump-${port}.rdb`,
         '--save', '',
         '--appendonly', 'no',
+        '--enable-debug-command', 'local',
+        '--repl-diskless-sync-delay', '0',
       ];
-      processes.push(await spawnRedis(args, port, READY_TIMEOUT));
+      processes.set(port, await spawnRedis(args, port, READY_TIMEOUT));
     }
 
-    const addresses = nodes.map((n) => `${n.host}:${n.port}`);
-    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], CREATE_TIMEOUT);
-    await waitForClusterOk(nodes);
+    const addresses = all.map((n) => `${n.host}:${n.port}`);
+    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'], CREATE_TIMEOUT);
+    await settle(replicas);
+    const lines = await clusterNodes();
+    for (const node of all) if (lines.find((l) => l.port === node.port)?.flags.includes('master')) nodes.push(node);
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;
   }
 
+  const primaries = async (): Promise<number[]> =>
+    (await clusterNodes())
+      .filter((l) => l.flags.includes('master') && !l.flags.includes('fail') && l.slots.length > 0 && !dead.has(l.port))
+      .map((l) => l.port);
+  const ownerOf = async (slot: number): Promise<number> => {
+    const line = (await clusterNodes()).find(
+      (l) => l.flags.includes('master') && !l.flags.includes('fail') && l.slots.some(([from, to]) => from <= slot && slot <= to),
+    );
+    if (!line) throw new Error(`no primary serves slot ${slot}`);
+    return line.port;
+  };
+  const processOn = (port: number): ChildProcess => {
+    const child = processes.get(port);
+    if (!child) throw new Error(`no node of this cluster on port ${port}`);
+    return child;
+  };
+
   return {
     nodes,
+    all,
     connect(options = {}) {
       const cluster = new Cluster(nodes.map((n) => ({ host: n.host, port: n.port })), {
         ...options,
@@ -96,8 +202,103 @@ export async function startCluster(size = 3): Promise<TestCluster> {
       connections.push(cluster);
       return cluster;
     },
+    direct,
+    primaries,
+    ownerOf,
+    async replicaOf(port) {
+      // The primary's own view: CLUSTER NODES on another node may not list its replicas yet.
+      const info = await direct(port).info('replication');
+      for (const [, replica, state] of info.matchAll(/^slave\d+:ip=[^,]+,port=(\d+),state=(\w+)/gm)) {
+        if (state === 'online' && !dead.has(Number(replica))) return Number(replica);
+      }
+      throw new Error(`no live replica of the primary on ${port}`);
+    },
+    async kill(port) {
+      dead.add(port);
+      await stopProcess(processOn(port), 'SIGKILL');
+    },
+    pause: (port) => void processOn(port).kill('SIGSTOP'),
+    resume: (port) => void processOn(port).kill('SIGCONT'),
+    async failover(replicaPort) {
+      await direct(replicaPort).cluster('FAILOVER');
+      await eventually(
+        async () => (await direct(replicaPort).role().catch(() => ['']))[0] === 'master',
+        FAILOVER_TIMEOUT,
+        `the replica on ${replicaPort} to take over`,
+      );
+      await settle();
+    },
+    async promotedAfter(port) {
+      const lines = await clusterNodes();
+      const id = lines.find((l) => l.port === port)!.id;
+      const heirs = new Set(lines.filter((l) => l.masterId === id).map((l) => l.port));
+      let promoted = 0;
+      await eventually(
+        async () => {
+          const now = await clusterNodes().catch(() => []);
+          const heir = now.find((l) => heirs.has(l.port) && l.flags.includes('master') && l.slots.length > 0);
+          promoted = heir?.port ?? 0;
+          return promoted !== 0;
+        },
+        FAILOVER_TIMEOUT,
+        `a replica to replace the primary on ${port}`,
+      );
+      await settle();
+      return promoted;
+    },
+    async moveSlot(slot, toPort) {
+      const from = await ownerOf(slot);
+      if (from === toPort) return;
+      const lines = await clusterNodes();
+      const idOf = (port: number): string => lines.find((l) => l.port === port)!.id;
+      const source = direct(from);
+      const target = direct(toPort);
+      await target.cluster('SETSLOT', slot, 'IMPORTING', idOf(from));
+      await source.cluster('SETSLOT', slot, 'MIGRATING', idOf(toPort));
+      for (;;) {
+        const keys = (await source.cluster('GETKEYSINSLOT', slot, 100)) as string[];
+        if (keys.length === 0) break;
+        await source.call('MIGRATE', HOST, toPort, '', 0, 10_000, 'KEYS', ...keys);
+      }
+      for (const port of [toPort, from, ...(await primaries()).filter((p) => p !== toPort && p !== from)]) {
+        await direct(port).cluster('SETSLOT', slot, 'NODE', idOf(toPort));
+      }
+      await eventually(async () => (await ownerOf(slot).catch(() => 0)) === toPort, CONVERGE_TIMEOUT, `slot ${slot} on ${toPort}`);
+      await settle();
+    },
+    settle: () => settle(),
     stop,
   };
+}
+
+/** One line of `CLUSTER NODES`. */
+interface ClusterNodeLine {
+  id: string;
+  port: number;
+  flags: string;
+  masterId: string;
+  slots: [number, number][];
+}
+
+function parseClusterNodes(text: string): ClusterNodeLine[] {
+  return text
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const [id, address, flags, masterId, , , , , ...slots] = line.trim().split(' ');
+      return {
+        id: id!,
+        port: Number(/:(\d+)/.exec(address!)?.[1]),
+        flags: flags!,
+        masterId: masterId!,
+        slots: slots
+          .filter((s) => !s.startsWith('['))
+          .map((s) => {
+            const [from, to] = s.split('-').map(Number);
+            return [from!, to ?? from!] as [number, number];
+          }),
+      };
+    });
 }
 
 /** Runs a command to completion; rejects with its output when it fails or overruns. */

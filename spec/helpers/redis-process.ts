@@ -4,11 +4,28 @@ import { spawn, type ChildProcess } from 'node:child_process';
 const READY_LINE = 'Ready to accept connections';
 
 /**
+ * Every server started and not yet seen exit. Should a test run end without its clean-up (a failed
+ * `beforeAll`, a crash, jest forcing its way out), they are killed by PID as the process exits.
+ */
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of live) {
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+});
+
+/**
  * Starts `redis-server` with `args` and resolves once it logs `readyLine`; rejects with its output
  * (having stopped it) when it exits, fails to start or overruns `timeoutMs` first.
  */
 export async function spawnRedis(args: readonly string[], port: number, timeoutMs: number, readyLine = READY_LINE): Promise<ChildProcess> {
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   try {
     await waitForLine(child, port, timeoutMs, readyLine);
     return child;
@@ -26,6 +43,7 @@ export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.kill(signal);
+  if (signal !== 'SIGKILL') child.kill('SIGCONT'); // a paused (SIGSTOP) server handles SIGTERM only once resumed
   const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
   await exited;
   clearTimeout(timer);

@@ -6,18 +6,38 @@ import Redis, { type RedisOptions } from 'ioredis';
 import { spawnRedis, stopProcess } from './redis-process';
 import { eventually, freePort } from './redis-server';
 
-/** A throwaway Sentinel group for one test file: two servers (master and replica) and one sentinel. */
+/**
+ * A throwaway replicated group for one test file: a primary, its replicas and, unless there are
+ * none, sentinels watching them.
+ */
 export interface TestSentinel {
-  /** Port of the server the sentinel names as master now. */
+  /** Ports of every data server (primary and replicas), in start order. */
+  readonly ports: readonly number[];
+  /** Ports of the sentinels (none for a plain primary/replica group). */
+  readonly sentinelPorts: readonly number[];
+  /** The sentinels' name for the group. */
+  readonly name: string;
+  /** Port of the server the sentinels name as master now (the first server without sentinels). */
   masterPort(): Promise<number>;
-  /** A connection to the master through the sentinel (`maxRetriesPerRequest: null`); closed by `stop()`. */
+  /** A connection to the master through the sentinels, or directly without; closed by `stop()`. */
   connect(options?: RedisOptions): Redis;
   /** A direct connection to the data server on `port`; closed by `stop()`. */
   direct(port: number): Redis;
-  /** Kills the master (SIGKILL); resolves the new master's port once the sentinel has promoted it. */
+  /** Kills the master (SIGKILL); resolves the new master's port once the sentinels have promoted it. */
   killMaster(): Promise<number>;
+  /** Freezes (SIGSTOP) or thaws (SIGCONT) the data server on `port`, as a stalled host would. */
+  pause(port: number): void;
+  resume(port: number): void;
   /** Closes every connection, stops every process and removes the temp dir. */
   stop(): Promise<void>;
+}
+
+/** Shape of the group. */
+export interface SentinelGroupOptions {
+  /** Replicas of the primary. @default 2 */
+  replicas?: number;
+  /** Sentinels; 0 makes a plain primary/replica group. @default 3 */
+  sentinels?: number;
 }
 
 const HOST = '127.0.0.1';
@@ -27,10 +47,13 @@ const READY_TIMEOUT = 20_000;
 const SETTLE_TIMEOUT = 30_000;
 
 /**
- * Starts a master, a replica of it and a sentinel watching them (quorum 1, master down after 1 s),
- * and waits until the sentinel sees the replica in sync, ready to take over.
+ * Starts a primary, `replicas` replicas of it and `sentinels` sentinels (quorum: a majority; master
+ * down after 1 s), and waits until every replica is in sync and every sentinel sees the replicas and
+ * the other sentinels, ready to fail over.
  */
-export async function startSentinel(): Promise<TestSentinel> {
+export async function startSentinel(options: SentinelGroupOptions = {}): Promise<TestSentinel> {
+  const replicaCount = options.replicas ?? 2;
+  const sentinelCount = options.sentinels ?? 3;
   const dir = await mkdtemp(join(tmpdir(), 'ioredisson-sentinel-'));
   const servers = new Map<number, ChildProcess>();
   const processes: ChildProcess[] = [];
@@ -46,44 +69,61 @@ export async function startSentinel(): Promise<TestSentinel> {
     await rm(dir, { recursive: true, force: true });
   };
 
-  const ports = [await freePort(), await freePort()];
-  const sentinelPort = await freePort();
-  let sentinel: Redis;
+  const ports: number[] = [];
+  const sentinelPorts: number[] = [];
+  const sentinels: Redis[] = [];
   try {
+    for (let i = 0; i <= replicaCount; i++) ports.push(await freePort());
     for (const [i, port] of ports.entries()) {
       const replicaOf = i === 0 ? [] : ['--replicaof', HOST, String(ports[0])];
-      const args = ['--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir, ...replicaOf];
+      const args = [
+        '--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir,
+        '--dbfilename', `dump-${port}.rdb`, '--enable-debug-command', 'local', '--repl-diskless-sync-delay', '0', ...replicaOf,
+      ];
       const child = await spawnRedis(args, port, READY_TIMEOUT);
       processes.push(child);
       servers.set(port, child);
     }
-    const config = join(dir, 'sentinel.conf');
-    await writeFile(
-      config,
-      [
-        `port ${sentinelPort}`,
-        `bind ${HOST}`,
-        `dir ${dir}`,
-        `sentinel monitor ${NAME} ${HOST} ${ports[0]} 1`,
-        `sentinel down-after-milliseconds ${NAME} 1000`,
-        `sentinel failover-timeout ${NAME} 5000`,
-        '',
-      ].join('\n'),
-    );
-    processes.push(await spawnRedis([config, '--sentinel'], sentinelPort, READY_TIMEOUT, '+monitor master'));
-    sentinel = track(new Redis({ host: HOST, port: sentinelPort, maxRetriesPerRequest: null }));
-    await settled(() => replicasInSync(sentinel).then((n) => n > 0), 'the sentinel to see the replica in sync');
+    const quorum = Math.floor(sentinelCount / 2) + 1;
+    for (let i = 0; i < sentinelCount; i++) {
+      const port = await freePort();
+      sentinelPorts.push(port);
+      const config = join(dir, `sentinel-${port}.conf`);
+      await writeFile(
+        config,
+        [
+          `port ${port}`,
+          `bind ${HOST}`,
+          `dir ${dir}`,
+          `sentinel monitor ${NAME} ${HOST} ${ports[0]} ${quorum}`,
+          `sentinel down-after-milliseconds ${NAME} 1000`,
+          `sentinel failover-timeout ${NAME} 5000`,
+          '',
+        ].join('\n'),
+      );
+      processes.push(await spawnRedis([config, '--sentinel'], port, READY_TIMEOUT, '+monitor master'));
+      sentinels.push(track(new Redis({ host: HOST, port, maxRetriesPerRequest: null })));
+    }
+    const primary = track(new Redis({ host: HOST, port: ports[0], maxRetriesPerRequest: null }));
+    await settled(() => replicasCaughtUp(primary, replicaCount), `${replicaCount} replica(s) in sync with the primary`);
+    for (const sentinel of sentinels) {
+      await settled(
+        async () => (await replicasInSync(sentinel)) === replicaCount && (await otherSentinels(sentinel)) === sentinelCount - 1,
+        'every sentinel to see the replicas in sync and the other sentinels',
+      );
+    }
   } catch (error) {
     await stop().catch(() => undefined);
     throw error;
   }
 
   const masterPort = async (): Promise<number> => {
-    const [, port] = (await sentinel.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', NAME)) as [string, string];
+    if (sentinels.length === 0) return ports[0]!;
+    const [, port] = (await sentinels[0]!.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', NAME)) as [string, string];
     return Number(port);
   };
   const newMaster = async (old: number): Promise<number> => {
-    await settled(() => masterPort().then((port) => port !== old), 'the sentinel to name a new master');
+    await settled(() => masterPort().then((port) => port !== old), 'the sentinels to name a new master');
     const port = await masterPort();
     const redis = new Redis({ host: HOST, port, lazyConnect: true });
     redis.on('error', () => undefined);
@@ -94,33 +134,70 @@ export async function startSentinel(): Promise<TestSentinel> {
     }
     return port;
   };
+  const serverOn = (port: number): ChildProcess => {
+    const child = servers.get(port);
+    if (!child) throw new Error(`no server of this group on port ${port}`);
+    return child;
+  };
 
   return {
+    ports,
+    sentinelPorts,
+    name: NAME,
     masterPort,
     connect: (options = {}) =>
-      track(new Redis({ sentinels: [{ host: HOST, port: sentinelPort }], name: NAME, maxRetriesPerRequest: null, ...options })),
+      track(
+        sentinels.length === 0
+          ? new Redis({ host: HOST, port: ports[0], maxRetriesPerRequest: null, ...options })
+          : new Redis({
+              sentinels: sentinelPorts.map((port) => ({ host: HOST, port })),
+              name: NAME,
+              maxRetriesPerRequest: null,
+              ...options,
+            }),
+      ),
     // A short disconnectTimeout: ioredis keeps a timer of that length after disconnecting a connection
     // whose server was killed, which would hold the test run open.
     direct: (port) => track(new Redis({ host: HOST, port, maxRetriesPerRequest: null, disconnectTimeout: 100 })),
     async killMaster() {
+      if (sentinels.length === 0) throw new Error('no sentinel would promote a replica');
       const old = await masterPort();
-      const child = servers.get(old);
-      if (!child) throw new Error(`no server of this group on port ${old}`);
-      await stopProcess(child, 'SIGKILL');
+      await stopProcess(serverOn(old), 'SIGKILL');
       return newMaster(old);
     },
+    pause: (port) => void serverOn(port).kill('SIGSTOP'),
+    resume: (port) => void serverOn(port).kill('SIGCONT'),
     stop,
   };
+}
+
+/** Whether the primary has `count` replicas online whose offset has reached its own. */
+export async function replicasCaughtUp(primary: Redis, count: number): Promise<boolean> {
+  const info = await primary.info('replication');
+  const offset = Number(/^master_repl_offset:(\d+)/m.exec(info)?.[1] ?? -1);
+  const replicas = [...info.matchAll(/^slave\d+:.*state=(\w+),offset=(\d+)/gm)];
+  return replicas.filter(([, state, at]) => state === 'online' && Number(at) >= offset).length >= count;
 }
 
 /** Replicas the sentinel reports with their link to the master up. */
 async function replicasInSync(sentinel: Redis): Promise<number> {
   const replicas = (await sentinel.call('SENTINEL', 'REPLICAS', NAME)) as string[][];
   return replicas.filter((fields) => {
-    const info = new Map<string, string>();
-    for (let i = 0; i + 1 < fields.length; i += 2) info.set(fields[i]!, fields[i + 1]!);
+    const info = fieldsOf(fields);
     return info.get('master-link-status') === 'ok' && !info.get('flags')?.includes('disconnected');
   }).length;
+}
+
+/** Other sentinels this sentinel has discovered. */
+async function otherSentinels(sentinel: Redis): Promise<number> {
+  const master = fieldsOf((await sentinel.call('SENTINEL', 'MASTER', NAME)) as string[]);
+  return Number(master.get('num-other-sentinels') ?? 0);
+}
+
+function fieldsOf(fields: string[]): Map<string, string> {
+  const info = new Map<string, string>();
+  for (let i = 0; i + 1 < fields.length; i += 2) info.set(fields[i]!, fields[i + 1]!);
+  return info;
 }
 
 /** Waits for `check` to hold (a rejection counts as not yet), within {@link SETTLE_TIMEOUT}. */

@@ -1,0 +1,10 @@
+const base = require('./jest.config');
+
+/** Cluster-with-replicas and Sentinel-group suites: several servers per file, one file at a time. */
+module.exports = {
+  ...base,
+  testPathIgnorePatterns: ['/node_modules/'],
+  testMatch: ['**/spec/topology/**/*.spec.ts'],
+  maxWorkers: 1,
+  testTimeout: 180_000,
+};
