@@ -149,6 +149,19 @@ export function evaluateTargets(results) {
       `${fmt(idleFair.medians.clientCmdsPerSec)} cmds/s sent by 100 idle fair waiters`);
   }
 
+  const rwCase = findCase(results, 'read-write');
+  const rw = rowOf(rwCase, IO);
+  if (rw) {
+    const lost = Math.max(...rw.values.lostUpdates);
+    const torn = Math.max(...rw.values.tornReads);
+    add('Read/write, 8 readers + 1 writer across processes: no lost update, no reader sees a write while it holds', lost === 0 && torn === 0,
+      `${lost} lost, ${torn} torn reads (worst rep); ${fmt(rw.medians.readsPerSec)} reads/s, ${fmt(rw.medians.writesPerSec)} writes/s ` +
+        `(write wait p50 ${fmt(rw.medians.writeP50)} ms)`);
+    add('Read/write: 0 commands/s from parked readers and writer', rw.medians.idleClientCmdsPerSec === 0 && rw.medians.idleCmdsPerSec === 0,
+      `${fmt(rw.medians.idleClientCmdsPerSec)} cmds/s sent by the parked waiters, ${fmt(rw.medians.idleCmdsPerSec)} Redis cmds/s in all; ` +
+        `drained in ${fmt(rw.medians.drainMs)} ms, ${fmt(rw.medians.drainCmdsPerWaiter)} cmds per waiter`);
+  }
+
   const ml = rowOf(findCase(results, 'many-locks'), IO);
   if (ml) {
     add('Many locks (50 workers, 1 000 keys): ≥ 0.9× raw ops/s', ml.vsRaw >= 0.9, `${times(ml.vsRaw)} raw (${fmt(ml.medians.opsPerSec)} ops/s)`,
