@@ -10,7 +10,7 @@ import { startRedis } from './lib/redis-server.mjs';
 import { writeResults } from './lib/report.mjs';
 import { median, withTimeout } from './lib/stats.mjs';
 
-const SCENARIOS = ['uncontended', 'contended', 'handoff', 'idle-waiters', 'many-waiters', 'many-locks', 'redlock', 'read-write'];
+const SCENARIOS = ['uncontended', 'contended', 'handoff', 'idle-waiters', 'many-waiters', 'many-locks', 'redlock', 'read-write', 'semaphore'];
 
 const HELP = `Usage: npm run bench -- [options]
   --scenario a,b     scenarios to run (${SCENARIOS.join(', ')}); default all

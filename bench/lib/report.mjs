@@ -162,6 +162,25 @@ export function evaluateTargets(results) {
         `drained in ${fmt(rw.medians.drainMs)} ms, ${fmt(rw.medians.drainCmdsPerWaiter)} cmds per waiter`);
   }
 
+  const semCase = findCase(results, 'semaphore');
+  const sem = rowOf(semCase, IO);
+  if (sem) {
+    const rs = rowOf(semCase, 'redis-semaphore');
+    // vsIoredisson is the peer's rate over ioredisson's, paired per rep: at or above it means <= 1.
+    add('Semaphore (3 permits, 10 workers in 3 processes): throughput ≥ redis-semaphore\'s Semaphore', rs ? rs.vsIoredisson <= 1 : null,
+      rs ? `${times(1 / rs.vsIoredisson)} redis-semaphore (${fmt(sem.medians.opsPerSec)} against ${fmt(rs.medians.opsPerSec)} ops/s)` : `${fmt(sem.medians.opsPerSec)} ops/s; redis-semaphore not measured`,
+      `Each permit takes ${fmt(sem.medians.acquireCalls)} acquire script calls (a release publishes the permits now available, and each of the three processes wakes that many of its waiters, all but one to find them taken): ` +
+        `${fmt(sem.medians.clientCpu)} µs client CPU per permit${rs ? ` against redis-semaphore's ${fmt(rs.medians.clientCpu)} µs` : ''}.`);
+    const peak = Math.max(...sem.values.peakHolders);
+    add('… never more than 3 holders at once', peak <= 3, `peak ${peak} holders (worst rep)`);
+    add('… 0 Redis commands/s from idle waiters', sem.medians.idleCmdsPerSec === 0 && sem.medians.idleClientCmdsPerSec === 0,
+      `${fmt(sem.medians.idleClientCmdsPerSec)} cmds/s sent by 10 parked waiters, ${fmt(sem.medians.idleCmdsPerSec)} Redis cmds/s in all` +
+        (rs ? `; redis-semaphore ${fmt(rs.medians.idleCmdsPerSec)}` : ''));
+    add('… drain: ≤ 3 client commands per waiter', Math.round(sem.medians.drainCmdsPerWaiter * 10) / 10 <= 3,
+      `${fmt(sem.medians.drainCmdsPerWaiter)} sent per waiter (${sem.medians.drainSent}), drained in ${fmt(sem.medians.drainMs)} ms`,
+      'Every release message reaches all three processes, and each wakes as many waiters as permits are free; those that find them taken try again on a later message.');
+  }
+
   const ml = rowOf(findCase(results, 'many-locks'), IO);
   if (ml) {
     add('Many locks (50 workers, 1 000 keys): ≥ 0.9× raw ops/s', ml.vsRaw >= 0.9, `${times(ml.vsRaw)} raw (${fmt(ml.medians.opsPerSec)} ops/s)`,
