@@ -10,7 +10,7 @@ import { startRedis } from './lib/redis-server.mjs';
 import { writeResults } from './lib/report.mjs';
 import { median, withTimeout } from './lib/stats.mjs';
 
-const SCENARIOS = ['uncontended', 'contended', 'handoff', 'idle-waiters', 'many-waiters', 'many-locks', 'redlock'];
+const SCENARIOS = ['uncontended', 'contended', 'handoff', 'idle-waiters', 'many-waiters', 'many-locks', 'redlock', 'read-write', 'semaphore', 'latch'];
 
 const HELP = `Usage: npm run bench -- [options]
   --scenario a,b     scenarios to run (${SCENARIOS.join(', ')}); default all
@@ -19,9 +19,9 @@ const HELP = `Usage: npm run bench -- [options]
   --quick            short smoke run (~1 min)
   --cycles N         uncontended cycles per rep
   --workers N        contended workers (default 8)
-  --duration MS      contended and many-locks run time per rep
-  --samples N        hand-off samples per rep
-  --waiters a,b      idle waiter counts (default 100,1000)
+  --duration MS      contended, many-locks, read-write and semaphore run time per rep
+  --samples N        hand-off samples per rep; latch rounds per rep (default 30; --quick: 10)
+  --waiters a,b      idle waiter counts (default 100,1000); the first is also the latch's waiters (default 100)
   --many-waiters N   waiters of the many-waiters case (default 10000)
   --many-locks N     locks of the many-waiters case (default 1000)
   --out DIR          results folder (default bench/results for a full default run, else bench/results/tmp)

@@ -21,3 +21,21 @@ export async function setup({ url }) {
     },
   };
 }
+
+/** The counting semaphore (`getSemaphore`), for the semaphore scenario. */
+export async function setupSemaphore({ url }) {
+  const redis = new Redis(url);
+  const redisson = new RedissonClient(redis);
+  return {
+    prepare: (key, permits) => redisson.getSemaphore(key).trySetPermits(permits),
+    async acquire(key) {
+      const handle = await redisson.getSemaphore(key).acquire();
+      return () => handle.release();
+    },
+    diagnostics: () => redisson.diagnostics(),
+    async teardown() {
+      await redisson.shutdown();
+      redis.disconnect();
+    },
+  };
+}

@@ -3,6 +3,7 @@
 import { once } from 'node:events';
 import Redis from 'ioredis';
 import { loadAdapter } from './adapters.mjs';
+import { countScripts, takeScriptCounts } from './script-counter.mjs';
 import { counterWorker } from './workloads.mjs';
 
 const [adapterId, url, lockKey, counterKey] = process.argv.slice(2);
@@ -14,9 +15,11 @@ await redis.ping();
 process.send({ ready: true });
 const [{ until }] = await once(process, 'message');
 const cpuBefore = process.cpuUsage();
+countScripts();
 const result = await counterWorker(lib, redis, { lockKey, counterKey, until });
+const scripts = takeScriptCounts();
 const cpu = process.cpuUsage(cpuBefore);
-process.send({ result: { ...result, cpuMs: (cpu.user + cpu.system) / 1000 } });
+process.send({ result: { ...result, scripts, cpuMs: (cpu.user + cpu.system) / 1000 } });
 await Promise.race([lib.teardown(), new Promise((resolve) => setTimeout(resolve, 500))]);
 redis.disconnect();
 process.exit(0); // some peers leave timers behind

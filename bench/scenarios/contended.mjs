@@ -6,6 +6,7 @@ import Redis from 'ioredis';
 import { track } from '../lib/procs.mjs';
 import { breakdown, total } from '../lib/proxy-client.mjs';
 import { commandStats, serverCpuMs, statsDelta } from '../lib/redis-info.mjs';
+import { acquireCalls, addCounts, countScripts, releaseCalls, takeScriptCounts } from '../lib/script-counter.mjs';
 import { latency, withTimeout } from '../lib/stats.mjs';
 import { counterWorker, summarizeWorkers } from '../lib/workloads.mjs';
 
@@ -33,7 +34,9 @@ export default {
     { key: 'p99', label: 'wait p99 ms' },
     { key: 'errors', label: 'errors' },
     { key: 'commands', label: 'Redis cmds/op (commandstats)' },
-    { key: 'scriptCalls', label: 'script calls/op' },
+    { key: 'scriptCalls', label: 'script calls/op (commandstats)' },
+    { key: 'acquireCalls', label: 'acquire script calls/op (sent)' },
+    { key: 'releaseCalls', label: 'unlock script calls/op (sent)' },
     { key: 'clientCpu', label: 'client CPU µs/op' },
     { key: 'serverCpu', label: 'Redis CPU µs/op' },
   ],
@@ -42,7 +45,7 @@ export default {
     const runWorkers = spec.processes ? inProcesses : inOneProcess;
     const before = await commandStats(env.admin);
     const serverCpuBefore = await serverCpuMs(env.admin);
-    const { results, elapsed, cpuMs } = await runWorkers(env, adapter, spec);
+    const { results, elapsed, cpuMs, scripts } = await runWorkers(env, adapter, spec);
     const serverCpu = (await serverCpuMs(env.admin)) - serverCpuBefore;
     const delta = statsDelta(before, await commandStats(env.admin));
     const counter = Number((await env.admin.get(COUNTER)) ?? 0);
@@ -57,10 +60,14 @@ export default {
       errors: summary.errors,
       commands: total(delta) / ops,
       scriptCalls: ((delta.evalsha ?? 0) + (delta.eval ?? 0)) / ops,
+      // ioredisson's own scripts, by name, as its workers sent them: an update is one unlock script
+      // call, and every acquire script call beyond one per update is a wasted attempt.
+      ...(adapter.pkg === 'ioredisson' ? { acquireCalls: acquireCalls(scripts) / ops, releaseCalls: releaseCalls(scripts) / ops } : {}),
       clientCpu: (cpuMs * 1000) / ops,
       serverCpu: (serverCpu * 1000) / ops,
       perWorker: summary.counts.join(' '),
       commandsDetail: breakdown(delta, ops),
+      scriptsSent: breakdown(scripts, ops),
     };
   },
 };
@@ -72,12 +79,14 @@ async function inOneProcess(env, adapter, { workers, ms }) {
     const start = performance.now();
     const cpuBefore = process.cpuUsage();
     const until = Date.now() + ms;
+    countScripts();
     const all = Promise.all(
       Array.from({ length: workers }, () => counterWorker(lib, redis, { lockKey: LOCK, counterKey: COUNTER, until })),
     );
     const results = await withTimeout(all, ms + GRACE, 'the last waits (wake-up missed?)');
+    const scripts = takeScriptCounts();
     const cpu = process.cpuUsage(cpuBefore);
-    return { results, elapsed: performance.now() - start, cpuMs: (cpu.user + cpu.system) / 1000 };
+    return { results, elapsed: performance.now() - start, cpuMs: (cpu.user + cpu.system) / 1000, scripts };
   } finally {
     await lib.teardown();
     redis.disconnect();
@@ -97,7 +106,7 @@ async function inProcesses(env, adapter, { workers, ms }) {
     for (const child of children) child.send({ until });
     const results = await withTimeout(Promise.all(done), ms + GRACE, 'the last waits (wake-up missed?)');
     const cpuMs = results.reduce((sum, r) => sum + r.cpuMs, 0);
-    return { results, elapsed: performance.now() - start, cpuMs };
+    return { results, elapsed: performance.now() - start, cpuMs, scripts: addCounts(results.map((r) => r.scripts)) };
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   }

@@ -1,0 +1,36 @@
+// Forked worker processes of the multi-process scenarios, with a message inbox each.
+import { fork } from 'node:child_process';
+import { track } from './procs.mjs';
+import { withTimeout } from './stats.mjs';
+
+/**
+ * Forks `script` with `args` (tracked, so killed on any exit). `child.next(what, ms)` resolves its
+ * next IPC message and rejects if it exits first or nothing comes within `ms`.
+ */
+export function forkWorker(script, args) {
+  const child = track(fork(script, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] }));
+  const inbox = [];
+  const takers = [];
+  let exited;
+  child.on('message', (msg) => (takers.length ? takers.shift().resolve(msg) : inbox.push(msg)));
+  child.once('exit', (code, signal) => {
+    exited = new Error(`worker exited (${signal ?? code}) before answering`);
+    for (const taker of takers.splice(0)) taker.reject(exited);
+  });
+  child.next = (what = 'worker', ms = 60_000) => {
+    if (inbox.length) return Promise.resolve(inbox.shift());
+    if (exited) return Promise.reject(exited);
+    return withTimeout(new Promise((resolve, reject) => takers.push({ resolve, reject })), ms, what);
+  };
+  return child;
+}
+
+/** Every child's next message, in order. */
+export const allNext = (children, what, ms) => Promise.all(children.map((c) => c.next(what, ms)));
+
+/** Asks children to exit, then kills what is left. */
+export async function stopAll(children) {
+  for (const child of children) if (child.connected) child.send({ exit: true });
+  await Promise.race([Promise.all(children.map((c) => (c.exitCode === null ? new Promise((r) => c.once('exit', r)) : null))), new Promise((r) => setTimeout(r, 1_000))]);
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+}

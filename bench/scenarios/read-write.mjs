@@ -1,0 +1,107 @@
+// 7. Read/write lock across processes: 8 readers and 1 writer, one process each, on one lock.
+// The writer increments a counter under the write lock; readers read it twice under the read lock
+// and count a change in between (a torn read: the writer got in while they held). Then the same
+// processes park behind a held write lock, through the counting proxy: what waiting costs while
+// nothing happens, and what the drain costs. ioredisson only (no peer has a read/write lock).
+import Redis from 'ioredis';
+import { RedissonClient } from 'ioredisson';
+import { allNext, forkWorker, stopAll } from '../lib/children.mjs';
+import { breakdown, total } from '../lib/proxy-client.mjs';
+import { commandStats, statsDelta } from '../lib/redis-info.mjs';
+import { acquireCalls, addCounts } from '../lib/script-counter.mjs';
+import { latency, sleep } from '../lib/stats.mjs';
+
+const LOCK = 'bench:rw';
+const COUNTER = 'bench:rw-counter';
+const GRACE = 8_000;
+
+export default {
+  name: 'read-write',
+  title: 'Read/write lock across processes',
+  takesPart: (adapter) => adapter.id === 'ioredisson',
+  cases: ({ quick, duration, readers = 8 }) => {
+    const ms = duration ?? (quick ? 1_000 : 2_000);
+    const idleMs = quick ? 1_000 : 3_000;
+    return [{ id: `${readers}r1w`, label: `${readers} readers + 1 writer in ${readers + 1} processes, ${ms / 1000} s; then parked, ${idleMs / 1000} s idle`, readers, ms, idleMs }];
+  },
+  columns: [
+    { key: 'readsPerSec', label: 'reads/s', better: 'higher', main: true },
+    { key: 'writesPerSec', label: 'writes/s' },
+    { key: 'lostUpdates', label: 'lost updates' },
+    { key: 'tornReads', label: 'torn reads' },
+    { key: 'readP50', label: 'read wait p50 ms' },
+    { key: 'writeP50', label: 'write wait p50 ms' },
+    { key: 'writeP99', label: 'write wait p99 ms' },
+    { key: 'acquireCalls', label: 'acquire script calls/op (sent)' },
+    { key: 'clientCpu', label: 'client CPU µs/op' },
+    { key: 'errors', label: 'errors' },
+    { key: 'idleCmdsPerSec', label: 'Redis cmds/s idle (commandstats)' },
+    { key: 'idleClientCmdsPerSec', label: 'waiter cmds/s idle (sent)' },
+    { key: 'drainMs', label: 'drain ms' },
+    { key: 'drainCmdsPerWaiter', label: 'drain cmds/waiter (sent)' },
+  ],
+
+  async run(env, adapter, { readers, ms, idleMs }) {
+    const script = new URL('../lib/rw-worker.mjs', import.meta.url);
+    const roles = ['writer', ...Array(readers).fill('reader')];
+    const children = roles.map((role) => forkWorker(script, [role, env.url, env.proxy.url, LOCK, COUNTER]));
+    const redis = new Redis(env.url);
+    const holder = new RedissonClient(redis);
+    try {
+      await allNext(children, 'worker start-up', 20_000);
+
+      // Throughput: every process loops until the same wall-clock time.
+      const start = performance.now();
+      const untilMs = Date.now() + ms;
+      for (const child of children) child.send({ until: untilMs });
+      const results = (await allNext(children, 'the last waits (wake-up missed?)', ms + GRACE)).map((m) => m.result);
+      const elapsed = performance.now() - start;
+      const counter = Number((await env.admin.get(COUNTER)) ?? 0);
+      const writer = results.find((r) => r.role === 'writer');
+      const reads = results.filter((r) => r.role === 'reader');
+      const readOps = reads.reduce((n, r) => n + r.ops, 0);
+      const scripts = addCounts(results.map((r) => r.scripts));
+
+      // Idle: the parent holds the write lock; every worker parks once, through the proxy.
+      const hold = await holder.getReadWriteLock(LOCK).writeLock().acquire();
+      for (const child of children) child.send({ park: true });
+      await allNext(children, 'the waiters to park', 15_000);
+      await sleep(300);
+      await env.proxy.take();
+      const stats0 = await commandStats(env.admin);
+      const t0 = performance.now();
+      await sleep(idleMs);
+      const seconds = (performance.now() - t0) / 1000;
+      const idleRedis = total(statsDelta(stats0, await commandStats(env.admin)));
+      const idleClient = total(await env.proxy.take());
+      const t1 = performance.now();
+      await hold.release();
+      await allNext(children, 'the drain', 15_000);
+      const drainMs = performance.now() - t1;
+      const drainCounts = await env.proxy.take();
+
+      return {
+        readsPerSec: (readOps / elapsed) * 1000,
+        writesPerSec: (writer.ops / elapsed) * 1000,
+        lostUpdates: writer.ops - counter,
+        tornReads: reads.reduce((n, r) => n + r.torn, 0),
+        readP50: latency(reads.flatMap((r) => r.waits)).p50,
+        ...Object.fromEntries(Object.entries(latency(writer.waits)).map(([k, v]) => [`write${k.toUpperCase()}`, v])),
+        acquireCalls: acquireCalls(scripts) / Math.max(1, readOps + writer.ops),
+        clientCpu: (results.reduce((n, r) => n + r.cpuMs, 0) * 1000) / Math.max(1, readOps + writer.ops),
+        errors: results.reduce((n, r) => n + r.errors, 0),
+        idleCmdsPerSec: idleRedis / seconds,
+        idleClientCmdsPerSec: idleClient / seconds,
+        drainMs,
+        drainCmdsPerWaiter: total(drainCounts) / children.length,
+        perReader: reads.map((r) => r.ops).join(' '),
+        scriptsSent: breakdown(scripts, Math.max(1, readOps + writer.ops)),
+        drainSent: breakdown(drainCounts),
+      };
+    } finally {
+      await stopAll(children);
+      await holder.shutdown();
+      redis.disconnect();
+    }
+  },
+};
