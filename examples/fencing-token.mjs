@@ -19,7 +19,7 @@ local seen = tonumber(redis.call('hget', KEYS[1], 'token') or 0)
 if tonumber(ARGV[1]) <= seen then return 0 end
 redis.call('hset', KEYS[1], 'token', ARGV[1], 'value', ARGV[2])
 return 1`;
-async function write(/** @type {number | undefined} */ token, /** @type {string} */ value) {
+async function write(/** @type {number} */ token, /** @type {string} */ value) {
   const landed = (await redis.eval(GUARDED_WRITE, 1, storeKey, token, value)) === 1;
   console.log(`  write ${JSON.stringify(value)} with token ${token}: ${landed ? 'accepted' : 'REFUSED (stale token)'}`);
   return landed;
