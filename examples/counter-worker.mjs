@@ -4,7 +4,7 @@
 import { Redis } from 'ioredis';
 import { RedissonClient } from 'ioredisson';
 
-const [url, iterations = '100', name = `worker-${process.pid}`] = process.argv.slice(2);
+const [url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', iterations = '100', name = `worker-${process.pid}`] = process.argv.slice(2);
 const redis = new Redis(url);
 const redisson = new RedissonClient(redis);
 const lock = redisson.getLock('demo:counter-lock');

@@ -10,7 +10,7 @@ const ITERATIONS = 200;
 
 const port = await new Promise((resolve) => {
   const probe = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = probe.address();
+    const { port } = /** @type {import('node:net').AddressInfo} */ (probe.address());
     probe.close(() => resolve(port));
   });
 });
@@ -22,10 +22,10 @@ server.on('error', () => {
   process.exit(1);
 });
 // Connect only once the server says it listens: connecting earlier makes ioredis report ECONNREFUSED.
-await new Promise((resolve, reject) => {
+await /** @type {Promise<void>} */ (new Promise((resolve, reject) => {
   let output = '';
   const timer = setTimeout(() => reject(new Error(`redis-server not ready after 20 s:\n${output}`)), 20_000);
-  const onData = (chunk) => {
+  const onData = (/** @type {string} */ chunk) => {
     output += chunk;
     if (!output.includes('Ready to accept connections')) return;
     clearTimeout(timer);
@@ -36,7 +36,7 @@ await new Promise((resolve, reject) => {
   server.stdout.setEncoding('utf8').on('data', onData);
   server.stderr.setEncoding('utf8').on('data', onData);
   server.once('exit', (code) => reject(new Error(`redis-server exited (code ${code}) before it was ready:\n${output}`)));
-});
+}));
 const url = `redis://127.0.0.1:${port}`;
 const redis = new Redis(url);
 redis.on('error', (error) => console.error(`demo connection: ${error.message}`));

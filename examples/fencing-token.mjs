@@ -2,9 +2,8 @@
 // past it; meanwhile another worker takes the lock and writes. When the first one wakes up and
 // writes, the store refuses it: its token is older than the last one the store accepted.
 //
-// Run against REDIS_URL or redis://127.0.0.1:6379 (after `npm run build`):
-//   node examples/fencing-token.mjs
-import Redis from 'ioredis';
+// Usage: node examples/fencing-token.mjs   (REDIS_URL, default redis://127.0.0.1:6379; `npm run build` first)
+import { Redis } from 'ioredis';
 import { RedissonClient } from 'ioredisson';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -20,13 +19,13 @@ local seen = tonumber(redis.call('hget', KEYS[1], 'token') or 0)
 if tonumber(ARGV[1]) <= seen then return 0 end
 redis.call('hset', KEYS[1], 'token', ARGV[1], 'value', ARGV[2])
 return 1`;
-async function write(token, value) {
+async function write(/** @type {number} */ token, /** @type {string} */ value) {
   const landed = (await redis.eval(GUARDED_WRITE, 1, storeKey, token, value)) === 1;
   console.log(`  write ${JSON.stringify(value)} with token ${token}: ${landed ? 'accepted' : 'REFUSED (stale token)'}`);
   return landed;
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 await redis.del(storeKey);
 const lock = redisson.getFencedLock(lockName);
@@ -50,6 +49,8 @@ await a.release().catch((error) => console.log(`A's release: ${error.name} (${er
 await b.release();
 console.log(`last token handed out: ${await lock.getToken()}`);
 
+// The store is gone too, so the token counter may start again from 1: delete() removes both keys.
 await redis.del(storeKey);
+await lock.delete();
 await redisson.shutdown();
 redis.disconnect();

@@ -1,6 +1,6 @@
 // A coordinator waits until 4 workers have finished their part; each worker counts the latch down.
-// Usage: node examples/latch-workers.mjs   (REDIS_URL, default redis://127.0.0.1:6379)
-import Redis from 'ioredis';
+// Usage: node examples/latch-workers.mjs   (REDIS_URL, default redis://127.0.0.1:6379; `npm run build` first)
+import { Redis } from 'ioredis';
 import { RedissonClient } from 'ioredisson';
 
 const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

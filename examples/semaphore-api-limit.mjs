@@ -1,6 +1,6 @@
 // At most 3 calls to a rate-limited API at once, shared by every process running this script.
-// Usage: node examples/semaphore-api-limit.mjs   (REDIS_URL, default redis://127.0.0.1:6379)
-import Redis from 'ioredis';
+// Usage: node examples/semaphore-api-limit.mjs   (REDIS_URL, default redis://127.0.0.1:6379; `npm run build` first)
+import { Redis } from 'ioredis';
 import { RedissonClient } from 'ioredisson';
 
 const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
@@ -8,7 +8,7 @@ const redisson = new RedissonClient(redis);
 const limit = redisson.getSemaphore('example:api-slots');
 await limit.trySetPermits(3); // only the first process to get here creates the slots
 
-async function callApi(request) {
+async function callApi(/** @type {string} */ request) {
   // `using` takes a slot, runs the call, and gives the slot back whatever happens.
   return limit.using(async () => {
     await new Promise((resolve) => setTimeout(resolve, 100)); // stands in for the real call
