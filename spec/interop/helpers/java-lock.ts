@@ -1,11 +1,15 @@
 import type { JavaPeer } from './peer';
 
-/** A Redisson `RLock` in the peer, called from one Java thread (by its thread number). */
+/** The peer's RLock-shaped kinds (Kinds.java): each is an `RLock` of Redisson's. */
+export type JavaLockKind = 'lock' | 'fairLock' | 'spinLock' | 'nonReentrantLock' | 'nonReentrantFairLock' | 'readLock' | 'writeLock' | 'fencedLock';
+
+/** A Redisson `RLock` (or a variant, by `kind`) in the peer, called from one Java thread (by its thread number). */
 export class JavaLock {
   constructor(
-    private readonly peer: JavaPeer,
+    protected readonly peer: JavaPeer,
     readonly name: string,
     readonly thread: number,
+    readonly kind: JavaLockKind = 'lock',
   ) {}
 
   /** `lock()`, or `lock(leaseMs, MILLISECONDS)`; no lease: Redisson's watchdog renews it. */
@@ -48,10 +52,10 @@ export class JavaLock {
 
   /** The same lock from another Java thread. */
   onThread(thread: number): JavaLock {
-    return new JavaLock(this.peer, this.name, thread);
+    return new JavaLock(this.peer, this.name, thread, this.kind);
   }
 
-  private call<T>(op: string, args: Record<string, unknown> = {}, timeoutMs?: number): Promise<T> {
-    return this.peer.call<T>({ op, kind: 'lock', name: this.name, thread: this.thread, ...args }, timeoutMs);
+  protected call<T>(op: string, args: Record<string, unknown> = {}, timeoutMs?: number): Promise<T> {
+    return this.peer.call<T>({ op, kind: this.kind, name: this.name, thread: this.thread, ...args }, timeoutMs);
   }
 }

@@ -2,7 +2,8 @@ import type Redis from 'ioredis';
 import type { RedissonClient, RedissonOptions } from '../../../lib';
 import { useRedis } from '../../helpers/fixture';
 import { BUILD_TIMEOUT, buildPeer } from './build-peer';
-import { JavaLock } from './java-lock';
+import { JavaLock, type JavaLockKind } from './java-lock';
+import { JavaExpirableSemaphore, JavaFencedLock, JavaLatch, JavaSemaphore } from './java-sync';
 import { JavaPeer, READY_TIMEOUT } from './peer';
 
 /** What an interop test file works with. */
@@ -13,8 +14,16 @@ export interface Interop {
   client: (options?: RedissonOptions) => RedissonClient;
   /** The file's Java peer. */
   peer: () => JavaPeer;
-  /** `name` as an RLock of the peer, on a Java thread no other test has used. */
-  javaLock: (name: string) => JavaLock;
+  /** `name` as an RLock (or the RLock-shaped `kind`) of the peer, on a Java thread no other test has used. */
+  javaLock: (name: string, kind?: JavaLockKind) => JavaLock;
+  /** `name` as an RFencedLock of the peer, on a fresh Java thread. */
+  javaFencedLock: (name: string) => JavaFencedLock;
+  /** `name` as an RSemaphore of the peer, on a fresh Java thread. */
+  javaSemaphore: (name: string) => JavaSemaphore;
+  /** `name` as an RPermitExpirableSemaphore of the peer, on a fresh Java thread. */
+  javaExpirableSemaphore: (name: string) => JavaExpirableSemaphore;
+  /** `name` as an RCountDownLatch of the peer, on a fresh Java thread. */
+  javaLatch: (name: string) => JavaLatch;
 }
 
 /**
@@ -41,6 +50,10 @@ export function useInterop({ lockWatchdogTimeout = 30_000 }: { lockWatchdogTimeo
     admin: redis.admin,
     client: (options) => redis.client(options),
     peer: requirePeer,
-    javaLock: (name) => new JavaLock(requirePeer(), name, requirePeer().newThread()),
+    javaLock: (name, kind) => new JavaLock(requirePeer(), name, requirePeer().newThread(), kind),
+    javaFencedLock: (name) => new JavaFencedLock(requirePeer(), name, requirePeer().newThread()),
+    javaSemaphore: (name) => new JavaSemaphore(requirePeer(), name, requirePeer().newThread()),
+    javaExpirableSemaphore: (name) => new JavaExpirableSemaphore(requirePeer(), name, requirePeer().newThread()),
+    javaLatch: (name) => new JavaLatch(requirePeer(), name, requirePeer().newThread()),
   };
 }

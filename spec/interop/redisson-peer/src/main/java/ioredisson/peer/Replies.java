@@ -34,12 +34,20 @@ final class Replies {
     }
   }
 
-  /** {@code SimpleClassName: message} of the error, futures' wrappers removed. */
+  /**
+   * {@code SimpleClassName: message} of the error, futures' wrappers removed, followed by
+   * {@code (cause: SimpleClassName: message)} for each cause it wraps (Redisson wraps some script
+   * errors, e.g. an unknown permit id, in a RedisException).
+   */
   static String describe(Throwable error) {
     Throwable cause = error;
     while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
       cause = cause.getCause();
     }
-    return cause.getClass().getSimpleName() + ": " + cause.getMessage();
+    StringBuilder text = new StringBuilder(cause.getClass().getSimpleName() + ": " + cause.getMessage());
+    for (Throwable inner = cause.getCause(); inner != null && inner != inner.getCause(); inner = inner.getCause()) {
+      text.append(" (cause: ").append(inner.getClass().getSimpleName()).append(": ").append(inner.getMessage()).append(')');
+    }
+    return text.toString();
   }
 }
