@@ -12,18 +12,10 @@ jest.setTimeout(300_000);
 const EXAMPLES = join(ROOT, 'examples');
 const files = readdirSync(EXAMPLES).filter((f) => /\.(mjs|ts)$/.test(f)).sort();
 
-/**
- * A re-entrant acquisition by the owner that already holds the lock queues behind this client's
- * other waiters on it (lib/locks/acquisition.ts, `queueFirst`), so each nested lock() in
- * http-owner-scope.mjs stalls for up to lockWatchdogTimeout (30 s) while another request waits.
- * Flip to false once that is fixed: the example then finishes in about a second.
- */
-const REENTRY_QUEUES_BEHIND_WAITERS = true;
-
 /** What each runnable example must print, and the keys it may leave on purpose. */
-const runs: { file: string; prints: RegExp; leaves?: string[]; knownBug?: boolean }[] = [
+const runs: { file: string; prints: RegExp; leaves?: string[] }[] = [
   { file: 'job-once.mjs', prints: /the job ran 1 time\(s\) across 5 instances/ },
-  { file: 'http-owner-scope.mjs', prints: /requests in the critical section at once: at most 1\n/, knownBug: REENTRY_QUEUES_BEHIND_WAITERS },
+  { file: 'http-owner-scope.mjs', prints: /requests in the critical section at once: at most 1\n/ },
   { file: 'read-write-cache.mjs', prints: /torn reads \(a version with another version's body\): 0/ },
   { file: 'lost-lock.mjs', prints: /release\(\) rejected with LockNotHeldError \(ERR_LOCK_NOT_HELD\)/ },
   { file: 'fencing-token.mjs', prints: /write "A: step 2" with token 1: REFUSED \(stale token\)/ },
@@ -70,7 +62,7 @@ it('every example type-checks under strict nodenext against the built package (J
 
 describe('each runnable example completes against Redis', () => {
   for (const example of runs) {
-    (example.knownBug ? it.failing : it)(`${example.file}${example.knownBug ? ' (known library bug, see REENTRY_QUEUES_BEHIND_WAITERS)' : ''}`, async () => {
+    it(example.file, async () => {
       const admin = redis.connect();
       try {
         await admin.flushall();
@@ -86,7 +78,7 @@ describe('each runnable example completes against Redis', () => {
         // Run from the repository, as `node examples/<file>` would be: 'ioredisson' is the built package.
         const result = await run(process.execPath, [file], {
           env: { ...process.env, REDIS_URL: redis.url },
-          timeout: example.knownBug ? 20_000 : 60_000,
+          timeout: 60_000,
         });
         expect({ file: example.file, code: result.code, stderr: result.stderr }).toEqual({ file: example.file, code: 0, stderr: '' });
         expect(result.stdout).toMatch(example.prints);
