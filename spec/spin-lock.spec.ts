@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { InvalidArgumentError, SpinLock, type BackOffOptions } from '../lib';
 import { toBackOff } from '../lib/locks/spin-lock';
 import { delay, useRedis } from './helpers/fixture';
-import { commandCounts, commandsBetween } from './helpers/redis-server';
+import { commandCounts, commandsBetween, eventually } from './helpers/redis-server';
 
 const { admin, client, server } = useRedis();
 const WORKER = join(__dirname, 'contract', 'fixtures', 'lock-worker.mjs');
@@ -15,8 +15,13 @@ function pubSubCalls(before: Map<string, number>, after: Map<string, number>): R
   return Object.fromEntries(Object.entries(delta).filter(([name]) => /subscribe|publish/.test(name)));
 }
 
+/** Script calls (EVALSHA and EVAL) in a delta of command counts. */
+const scriptCalls = (delta: Record<string, number>): number => (delta.evalsha ?? 0) + (delta.eval ?? 0);
+
 describe('SpinLock across processes', () => {
   it('excludes 3 processes (3 x 40 increments lose none) without a single SUBSCRIBE or PUBLISH', async () => {
+    // The test holds the lock while the workers start, so every one of them has to spin for it.
+    const gate = await client().getSpinLock('spin:counter-lock').acquire({ leaseTime: 30_000 });
     const before = await commandCounts(admin());
     const workers = [1, 2, 3].map(() =>
       spawn(process.execPath, [WORKER, server().url, '40', 'getSpinLock', 'spin:counter-lock', 'spin:counter'], {
@@ -25,14 +30,22 @@ describe('SpinLock across processes', () => {
     );
     const stderr: string[] = [];
     for (const worker of workers) worker.stderr.on('data', (chunk: Buffer) => stderr.push(chunk.toString()));
+    // Until each worker has been refused at least once: one acquire attempt each beyond the holds.
+    await eventually(
+      async () => scriptCalls(commandsBetween(before, await commandCounts(admin()))) >= 3,
+      30_000,
+      'every worker to try the held lock',
+    );
+    await delay(200);
+    await gate.release();
     const codes = await Promise.all(workers.map(async (worker) => (await once(worker, 'exit'))[0] as number));
     expect(stderr.join('')).toBe('');
     expect(codes).toEqual([0, 0, 0]);
     expect(await admin().get('spin:counter')).toBe('120');
     const after = await commandCounts(admin());
     expect(pubSubCalls(before, after)).toEqual({});
-    // They did contend: far more acquire attempts than the 120 acquisitions.
-    expect((after.get('evalsha') ?? 0) - (before.get('evalsha') ?? 0)).toBeGreaterThan(240);
+    // They did contend: more acquire attempts than the 120 acquisitions (plus the 121 unlocks).
+    expect(scriptCalls(commandsBetween(before, after))).toBeGreaterThan(241);
   });
 });
 
