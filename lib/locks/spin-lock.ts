@@ -82,7 +82,7 @@ export function toBackOff(options: BackOffOptions | undefined): BackOff {
       throw new InvalidArgumentError(`backOff.maxDelay (${maxDelay}) must not be below backOff.initialDelay (${initialDelay})`);
     }
     if (typeof multiplier !== 'number' || !Number.isFinite(multiplier) || multiplier < 1 || multiplier > MAX_MULTIPLIER) {
-      throw new InvalidArgumentError(`backOff.multiplier must be a number from 1 to ${MAX_MULTIPLIER}, got ${String(multiplier)}`);
+      throw new InvalidArgumentError(`backOff.multiplier must be a number from 1 to ${MAX_MULTIPLIER}, got ${shown(multiplier)}`);
     }
     return exponentialBackOff({ initialDelay, maxDelay, multiplier });
   }
@@ -115,7 +115,16 @@ function checkKeys(given: Record<string, unknown>, allowed: readonly string[]): 
 
 function checkDelay(what: string, value: unknown): asserts value is number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TIME_MS) {
-    throw new InvalidArgumentError(`${what} must be an integer from 1 to ${MAX_TIME_MS} ms, got ${String(value)}`);
+    throw new InvalidArgumentError(`${what} must be an integer from 1 to ${MAX_TIME_MS} ms, got ${shown(value)}`);
+  }
+}
+
+/** A bad value as shown in an error message; never throws (`String` does for a null-prototype object). */
+function shown(value: unknown): string {
+  try {
+    return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+  } catch {
+    return `a value of type ${typeof value}`;
   }
 }
 

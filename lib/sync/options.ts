@@ -92,8 +92,8 @@ export function resolveSyncOptions(options: unknown, allowed: readonly SyncKey[]
     waitTime: waitTime as number | undefined,
     leaseTime: leaseTime as number | undefined,
     watchdog: watchdog === true,
-    signal: signal as AbortSignal | undefined,
-    permits: permits as number | undefined,
+    signal,
+    permits,
     ttl: ttl as number | undefined,
   };
 }
