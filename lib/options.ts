@@ -44,6 +44,7 @@ export interface RedissonOptions {
 
 /** A debug-level logger hook; `console` fits, as do pino, winston and `debug` adapters. */
 export interface Logger {
+  /** Told what failed (`message`) and its context, such as `error` and the lock's `name`; should not throw. */
   debug(message: string, details?: Record<string, unknown>): void;
 }
 
@@ -68,9 +69,13 @@ export interface LockOptions {
   /**
    * Lease in ms after which Redis frees the lock by itself. Without it the lock gets
    * `lockWatchdogTimeout` and is renewed by the watchdog until released.
+   * @default the watchdog's lease, renewed while held
    */
   leaseTime?: number;
-  /** Explicit owner thread id (a positive integer), for interop or hand-off; overrides the owner scope. */
+  /**
+   * Explicit owner thread id (a positive integer), for interop or hand-off; overrides the owner scope.
+   * @default the current owner scope's id, or a fresh one
+   */
   threadId?: number;
   /** Aborts the wait; the call then rejects with `signal.reason`. */
   signal?: AbortSignal;
@@ -78,7 +83,10 @@ export interface LockOptions {
 
 /** Options of `tryLock()`, `tryAcquire()` and `using()`. */
 export interface TryLockOptions extends LockOptions {
-  /** Longest time in ms to wait for the lock. `0` or absent in `tryLock`: a single attempt. */
+  /**
+   * Longest time in ms to wait for the lock. `0` or absent in `tryLock`: a single attempt.
+   * @default a single attempt in `tryLock()` and `tryAcquire()`; no limit in `acquire()` and `using()`
+   */
   waitTime?: number;
 }
 

@@ -13,6 +13,7 @@ import { HASH_LOCK } from './rlock';
  * times `multiplier` plus a random jitter of 0 to n-1 ms (n: pauses so far), capped at `maxDelay`.
  */
 export interface ExponentialBackOffOptions {
+  /** Selects this back-off. */
   type: 'exponential';
   /**
    * First pause in ms.
@@ -33,6 +34,7 @@ export interface ExponentialBackOffOptions {
 
 /** The same pause between every two attempts. */
 export interface ConstantBackOffOptions {
+  /** Selects this back-off. */
   type: 'constant';
   /**
    * Pause in ms.
