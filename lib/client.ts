@@ -41,6 +41,21 @@ export interface ClientDiagnostics {
 /**
  * Entry point: owns the client id, the subscriber connection, the lease watchdog and the owner
  * scopes, and makes the locks. The `redis` connection stays the caller's: `shutdown()` leaves it open.
+ *
+ * @example
+ * ```ts
+ * import { Redis } from 'ioredis';
+ * import { RedissonClient } from 'ioredisson';
+ *
+ * const redis = new Redis('redis://127.0.0.1:6379');
+ * const redisson = new RedissonClient(redis, { lockWatchdogTimeout: 10_000 });
+ * try {
+ *   await redisson.getLock('report:daily').using(() => buildReport());
+ * } finally {
+ *   await redisson.shutdown(); // `redis` is still open: close it yourself
+ *   redis.disconnect();
+ * }
+ * ```
  */
 export class RedissonClient {
   /** This client's id (UUID v4), the first half of every owner token. */
@@ -57,6 +72,12 @@ export class RedissonClient {
   private readonly ledgers = new Map<LockKind, HoldLedger>();
   private readonly context: LockContext;
 
+  /**
+   * @param redis an ioredis `Redis` or `Cluster` connection, used for scripts; the subscriber
+   *   connection is duplicated from it.
+   * @param options see {@link RedissonOptions}; every field has a default.
+   * @throws {InvalidArgumentError} when `redis` is not an ioredis connection, or for a bad option.
+   */
   constructor(redis: RedisConnection, options?: RedissonOptions) {
     if (redis === null || typeof redis !== 'object' || typeof (redis as { evalsha?: unknown }).evalsha !== 'function') {
       throw new InvalidArgumentError('RedissonClient needs an ioredis Redis or Cluster connection');
@@ -100,7 +121,16 @@ export class RedissonClient {
     };
   }
 
-  /** The reentrant lock called `name` (Redisson's `getLock`). Cheap: no Redis call. */
+  /**
+   * The reentrant lock called `name` (Redisson's `getLock`). Cheap: no Redis call.
+   * @throws {InvalidArgumentError} for a bad name.
+   * @throws {ClientClosedError} after `shutdown()`.
+   * @example
+   * ```ts
+   * const lock = redisson.getLock('order:42');
+   * const receipt = await lock.using(() => charge(42), { waitTime: 5_000 });
+   * ```
+   */
   getLock(name: string): RLock {
     checkName(name);
     this.assertOpen();
@@ -112,6 +142,12 @@ export class RedissonClient {
    * `writeLock()` exclusive; both are stored in the hash `name`. Cheap: no Redis call.
    * @throws {InvalidArgumentError} for a bad name.
    * @throws {ClientClosedError} after `shutdown()`.
+   * @example
+   * ```ts
+   * const rw = redisson.getReadWriteLock('config');
+   * const config = await rw.readLock().using(() => loadConfig());       // many readers at once
+   * await rw.writeLock().using(() => saveConfig({ ...config, v: 2 }));  // one writer, no readers
+   * ```
    */
   getReadWriteLock(name: string): RReadWriteLock {
     checkName(name);
@@ -126,6 +162,11 @@ export class RedissonClient {
    *   @default { type: 'exponential', initialDelay: 1, maxDelay: 128, multiplier: 2 }
    * @throws {InvalidArgumentError} for a bad name or back-off option.
    * @throws {ClientClosedError} after shutdown.
+   * @example
+   * ```ts
+   * const lock = redisson.getSpinLock('import', { type: 'constant', delay: 100 });
+   * await lock.using(() => runImport(), { waitTime: 30_000 });
+   * ```
    */
   getSpinLock(name: string, backOff?: BackOffOptions): SpinLock {
     checkName(name);
@@ -139,6 +180,15 @@ export class RedissonClient {
    * draws a larger fencing token from `redisson_lock_token:{name}`. Cheap: no Redis call.
    * @throws {InvalidArgumentError} for a bad name.
    * @throws {ClientClosedError} after shutdown.
+   * @example
+   * ```ts
+   * const handle = await redisson.getFencedLock('ledger').acquire({ waitTime: 5_000 });
+   * try {
+   *   await storage.write(entry, { fencingToken: handle.fencingToken }); // storage rejects older tokens
+   * } finally {
+   *   await handle.release();
+   * }
+   * ```
    */
   getFencedLock(name: string): FencedLock {
     checkName(name);
@@ -151,6 +201,13 @@ export class RedissonClient {
    * is refused with `LockReentryError` when it asks again. Cheap: no Redis call.
    * @throws {InvalidArgumentError} for a bad name.
    * @throws {ClientClosedError} after shutdown.
+   * @example
+   * ```ts
+   * const lock = redisson.getNonReentrantLock('job');
+   * await lock.using(async () => {
+   *   await lock.lock(); // rejects with LockReentryError: the same owner asks again
+   * });
+   * ```
    */
   getNonReentrantLock(name: string): NonReentrantLock {
     checkName(name);
@@ -163,6 +220,11 @@ export class RedissonClient {
    * Cheap: no Redis call.
    * @throws {InvalidArgumentError} for a bad name.
    * @throws {ClientClosedError} after `shutdown()`.
+   * @example
+   * ```ts
+   * const lock = redisson.getFairLock('printer');
+   * await lock.using(() => print(doc), { waitTime: 60_000 }); // first come, first served
+   * ```
    */
   getFairLock(name: string): FairLock {
     checkName(name);
@@ -175,6 +237,10 @@ export class RedissonClient {
    * arrival order; its holder's second acquire rejects with `LockReentryError`. Cheap: no Redis call.
    * @throws {InvalidArgumentError} for a bad name.
    * @throws {ClientClosedError} after `shutdown()`.
+   * @example
+   * ```ts
+   * await redisson.getNonReentrantFairLock('queue-head').using(() => takeNext());
+   * ```
    */
   getNonReentrantFairLock(name: string): NonReentrantFairLock {
     checkName(name);
@@ -186,6 +252,12 @@ export class RedissonClient {
    * The counting semaphore called `name` (Redisson's `getSemaphore`). Cheap: no Redis call.
    * @throws {InvalidArgumentError} for a bad name.
    * @throws {ClientClosedError} after `shutdown()`.
+   * @example
+   * ```ts
+   * const api = redisson.getSemaphore('partner-api');
+   * await api.trySetPermits(5);                      // sets the count only where none is set yet
+   * const reply = await api.using(() => callPartner(), { waitTime: 10_000 });
+   * ```
    */
   getSemaphore(name: string): RSemaphore {
     checkName(name);
@@ -198,6 +270,17 @@ export class RedissonClient {
    * `getPermitExpirableSemaphore`). Cheap: no Redis call.
    * @throws {InvalidArgumentError} for a bad name.
    * @throws {ClientClosedError} after `shutdown()`.
+   * @example
+   * ```ts
+   * const slots = redisson.getPermitExpirableSemaphore('gpu-slots');
+   * await slots.trySetPermits(2);
+   * const permit = await slots.acquire({ leaseTime: 60_000 }); // given back by Redis after 60 s at the latest
+   * try {
+   *   await train(permit.permitId);
+   * } finally {
+   *   await permit.release();
+   * }
+   * ```
    */
   getPermitExpirableSemaphore(name: string): RPermitExpirableSemaphore {
     checkName(name);
@@ -211,6 +294,15 @@ export class RedissonClient {
    * of its own, which puts it in another slot than the count.
    * @throws {InvalidArgumentError} for a bad name.
    * @throws {ClientClosedError} after `shutdown()`.
+   * @example
+   * ```ts
+   * const ready = redisson.getCountDownLatch('workers-ready');
+   * await ready.trySetCount(3);
+   * // in each of the three workers:
+   * await ready.countDown();
+   * // in the coordinator: resolves true once the count is 0, false when waitTime runs out
+   * const allReady = await ready.await({ waitTime: 30_000 });
+   * ```
    */
   getCountDownLatch(name: string): RCountDownLatch {
     checkName(name);
@@ -225,6 +317,11 @@ export class RedissonClient {
    * @throws {InvalidArgumentError} when given no lock, something that is not a lock of a
    *   RedissonClient (a MultiLock or RedLock included), or the same lock twice.
    * @throws {ClientClosedError} when this client was shut down.
+   * @example
+   * ```ts
+   * const transfer = redisson.getMultiLock(redisson.getLock('account:1'), redisson.getLock('account:2'));
+   * await transfer.using(() => move(1, 2, 100)); // both held, or neither
+   * ```
    */
   getMultiLock(...locks: BaseLock[] | [BaseLock[]]): MultiLock {
     const members = checkMembers(locks, 'getMultiLock()');
@@ -239,6 +336,12 @@ export class RedissonClient {
    * @throws {InvalidArgumentError} when given no lock, something that is not a lock of a
    *   RedissonClient, the same lock twice, or locks of different kinds.
    * @throws {ClientClosedError} when this client was shut down.
+   * @example
+   * ```ts
+   * // `redisson`, `b` and `c`: clients of three independent Redis servers
+   * const lock = redisson.getRedLock([redisson, b, c].map((client) => client.getLock('singleton-job')));
+   * await lock.using(() => runJob(), { waitTime: 2_000 });
+   * ```
    */
   getRedLock(...locks: BaseLock[] | [BaseLock[]]): RedLock {
     const members = checkMembers(locks, 'getRedLock()');
@@ -249,6 +352,17 @@ export class RedissonClient {
   /**
    * Runs `fn` in an owner scope: every lock taken by code awaited inside it belongs to one logical
    * thread and re-enters. Inside an open scope, runs in that scope.
+   * @throws {InvalidArgumentError} when `fn` is not a function.
+   * @throws {ClientClosedError} after `shutdown()`.
+   * @example
+   * ```ts
+   * await redisson.run(async () => {
+   *   await lock.lock();
+   *   await lock.lock();  // the same scope: re-enters (hold count 2)
+   *   await lock.unlock();
+   *   await lock.unlock();
+   * });
+   * ```
    */
   run<T>(fn: () => T): T {
     if (typeof fn !== 'function') throw new InvalidArgumentError('run() needs a function');

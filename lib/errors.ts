@@ -110,10 +110,34 @@ export class ClientClosedError extends RedissonError {
  * - `timed-out`: no reply came within the member's bound (its wait plus the reply bound).
  */
 export type MemberOutcome =
-  | { readonly name: string; readonly status: 'acquired' }
-  | { readonly name: string; readonly status: 'held'; readonly ttl: number }
-  | { readonly name: string; readonly status: 'unreachable'; readonly error: unknown }
-  | { readonly name: string; readonly status: 'timed-out' };
+  | {
+      /** The member lock's name. */
+      readonly name: string;
+      /** The member was taken (and, as the acquisition failed, given back). */
+      readonly status: 'acquired';
+    }
+  | {
+      /** The member lock's name. */
+      readonly name: string;
+      /** Another owner holds the member. */
+      readonly status: 'held';
+      /** The holder's remaining lease in ms as last seen (-1: no expiry). */
+      readonly ttl: number;
+    }
+  | {
+      /** The member lock's name. */
+      readonly name: string;
+      /** The member's server answered with an error or could not be reached. */
+      readonly status: 'unreachable';
+      /** What the call to it failed with. */
+      readonly error: unknown;
+    }
+  | {
+      /** The member lock's name. */
+      readonly name: string;
+      /** No reply came within the member's bound (its wait plus the reply bound). */
+      readonly status: 'timed-out';
+    };
 
 /**
  * A RedLock could not take a majority of its members (or took one too late to be valid) before its

@@ -27,14 +27,26 @@ export type RedissonEvents = {
   /** A lock was acquired or re-entered. */
   acquired: LockEvent & AcquisitionStats;
   /** An acquisition ended without the lock: its wait ran out, its signal aborted, the client closed, or an error. */
-  acquireFailed: LockEvent & AcquisitionStats & { reason: 'timeout' | 'aborted' | 'closed' | 'error' };
-  /**
-   * One hold of a lock was released (`fully`: the lock is now free). `heldMs`: time since this
-   * owner's first hold counted now was acquired; `undefined` when this client counted no hold.
-   */
-  released: LockEvent & { fully: boolean; heldMs: number | undefined };
+  acquireFailed: LockEvent &
+    AcquisitionStats & {
+      /** How it ended. */
+      reason: 'timeout' | 'aborted' | 'closed' | 'error';
+    };
+  /** One hold of a lock was released. */
+  released: LockEvent & {
+    /** Whether that was the owner's last hold, so the lock is now free. */
+    fully: boolean;
+    /** Time since this owner's first hold counted now was acquired; `undefined` when this client counted none. */
+    heldMs: number | undefined;
+  };
   /** A lock held with watchdog renewal was lost; work it guarded since may not have been exclusive. */
-  lockLost: LockEvent & { error: LockLostError };
+  lockLost: LockEvent & {
+    /** The error the lock's handles abort with, saying why the lease was lost. */
+    error: LockLostError;
+  };
   /** The subscriber connection came back; every waiter was woken to re-check. */
-  subscriberReconnected: { channels: number };
+  subscriberReconnected: {
+    /** Channels subscribed again on the new connection. */
+    channels: number;
+  };
 };

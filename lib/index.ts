@@ -41,6 +41,7 @@ export {
   type OwnerOptions,
   type RedissonOptions,
   type ReplicaSyncOptions,
+  type ResolvedReplicaSync,
   type ResolvedOptions,
   type TryLockOptions,
 } from './options';

@@ -91,6 +91,7 @@ export type ResolvedReplicaSync = Readonly<Required<ReplicaSyncOptions>>;
 
 /** A debug-level logger hook; `console` fits, as do pino, winston and `debug` adapters. */
 export interface Logger {
+  /** Told what failed (`message`) and its context, such as `error` and the lock's `name`; should not throw. */
   debug(message: string, details?: Record<string, unknown>): void;
 }
 
@@ -98,7 +99,12 @@ export interface Logger {
 const SILENT: Logger = Object.freeze({ debug: () => undefined });
 
 /** Resolved client options. */
-export type ResolvedOptions = Readonly<Required<Omit<RedissonOptions, 'replicaSync'>> & { replicaSync: ResolvedReplicaSync }>;
+export type ResolvedOptions = Readonly<
+  Required<Omit<RedissonOptions, 'replicaSync'>> & {
+    /** Replica sync with every default filled in. */
+    replicaSync: ResolvedReplicaSync;
+  }
+>;
 
 /** Replica sync defaults: Redisson's timeout; shorter retries, as a stuck WAIT blocks the connection. */
 export const REPLICA_SYNC_DEFAULTS: ResolvedReplicaSync = Object.freeze({
@@ -125,9 +131,13 @@ export interface LockOptions {
   /**
    * Lease in ms after which Redis frees the lock by itself. Without it the lock gets
    * `lockWatchdogTimeout` and is renewed by the watchdog until released.
+   * @default the watchdog's lease, renewed while held
    */
   leaseTime?: number;
-  /** Explicit owner thread id (a positive integer), for interop or hand-off; overrides the owner scope. */
+  /**
+   * Explicit owner thread id (a positive integer), for interop or hand-off; overrides the owner scope.
+   * @default the current owner scope's id, or a fresh one
+   */
   threadId?: number;
   /** Aborts the wait; the call then rejects with `signal.reason`. */
   signal?: AbortSignal;
@@ -135,7 +145,10 @@ export interface LockOptions {
 
 /** Options of `tryLock()`, `tryAcquire()` and `using()`. */
 export interface TryLockOptions extends LockOptions {
-  /** Longest time in ms to wait for the lock. `0` or absent in `tryLock`: a single attempt. */
+  /**
+   * Longest time in ms to wait for the lock. `0` or absent in `tryLock`: a single attempt.
+   * @default a single attempt in `tryLock()` and `tryAcquire()`; no limit in `acquire()` and `using()`
+   */
   waitTime?: number;
 }
 

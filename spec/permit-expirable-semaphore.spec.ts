@@ -14,7 +14,7 @@ const HOLDER = join(__dirname, 'contract', 'fixtures', 'permit-holder.mjs');
 async function holder(args: string[]): Promise<{ child: ChildProcess; ids: string[] }> {
   const child = spawn(process.execPath, [HOLDER, server().url, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
-  child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   await eventually(() => out.includes('\n') || child.exitCode !== null, 20_000, 'the holder to hold its permits');
   expect(child.exitCode).toBeNull();
   return { child, ids: out.trim().split(',') };

@@ -59,7 +59,7 @@ describe('RReadWriteLock', () => {
     const holds = await Promise.all(readers.map((c) => rw(c, 'rw:behind').readLock().acquire()));
     const waiting = rw(writer, 'rw:behind').writeLock().acquire({ waitTime: 25_000 });
     let got = false;
-    void waiting.then(() => (got = true));
+    void waiting.then(() => (got = true), () => undefined); // a rejection surfaces at `await waiting`
     await eventually(() => writer.diagnostics().waiters === 1, 10_000, 'the writer to park');
     await holds[0]!.release();
     await delay(300);
@@ -177,7 +177,7 @@ describe('RReadWriteLock', () => {
   it('a reader killed with SIGKILL stops counting: a writer gets in once its lease runs out', async () => {
     const child = spawn(process.execPath, [READ_HOLDER, server().url, 'rw:killed', '600'], { stdio: ['ignore', 'pipe', 'inherit'] });
     try {
-      const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+      const [line] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
       const held = JSON.parse(line) as { clientId: string; threadId: number };
       await delay(1_000); // it renews meanwhile
       expect(await admin().hget('rw:killed', `${held.clientId}:${held.threadId}`)).toBe('1');

@@ -37,7 +37,7 @@ beforeAll(async () => {
 }, 60_000);
 beforeEach(async () => {
   await Promise.all(servers.map((server) => server.start()));
-  await Promise.all(admins.map((admin) => (admin.status === 'ready' ? undefined : once(admin, 'ready'))));
+  await Promise.all(admins.map((admin) => (admin.status === 'ready' ? Promise.resolve() : once(admin, 'ready'))));
   await Promise.all(admins.map(async (admin) => (await admin.flushall(), await admin.script('FLUSH'))));
 });
 afterEach(async () => {

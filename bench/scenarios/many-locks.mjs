@@ -9,7 +9,7 @@ export default {
   takesPart: (adapter) => adapter.mutex,
   // Three short reps per rep: the rate ratio is a target, and short runs pair up closer in time.
   splitReps: 3,
-  cases: ({ quick, duration }) => {
+  cases: ({ duration }) => {
     const ms = duration ?? 700;
     return [{ id: '50x1000', label: `50 workers over 1 000 keys, ${ms / 1000} s`, workers: 50, keys: 1_000, ms }];
   },

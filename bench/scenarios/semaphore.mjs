@@ -2,7 +2,6 @@
 // itself in a shared holders counter (its peak shows whether a fourth holder ever got in) and gives
 // the permit back. Then the same workers park behind 3 permits the parent holds, through the counting
 // proxy: what waiting costs while nothing happens, and what the drain costs per waiter.
-import Redis from 'ioredis';
 import { allNext, forkWorker, stopAll } from '../lib/children.mjs';
 import { breakdown, total } from '../lib/proxy-client.mjs';
 import { commandStats, statsDelta } from '../lib/redis-info.mjs';

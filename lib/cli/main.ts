@@ -78,7 +78,7 @@ function parse(argv: string[]): Parsed | 'help' {
     arg,
     url: values.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     json: values.json === true,
-    as: values.as as InspectOptions['as'],
+    as: values.as,
     interval,
     times,
     yes: values.yes === true,

@@ -142,7 +142,8 @@ export class LeaseTracker {
         ? `no renewal of its ${lease.leaseTime} ms lease succeeded in time`
         : `its ${lease.leaseTime} ms lease ended before it was released`);
     }
-    if (!this.renewing) void this.renewAll();
+    // Fire and forget: a renewal call's failure is handled per batch; anything else is reported too.
+    if (!this.renewing) void this.renewAll().catch((error: unknown) => this.settings.onRenewalError(error));
     this.reschedule();
   }
 
@@ -152,7 +153,7 @@ export class LeaseTracker {
     for (const lease of this.leases) {
       if (!lease.renew) continue;
       let byGroup = groups.get(lease.kind);
-      if (!byGroup) groups.set(lease.kind, (byGroup = new Map()));
+      if (!byGroup) groups.set(lease.kind, (byGroup = new Map<number, Lease[]>()));
       const group = this.settings.groupOf(lease.name);
       const leases = byGroup.get(group);
       if (leases) leases.push(lease);

@@ -150,6 +150,15 @@ export abstract class BaseLock {
    * Waits as long as it takes for the lock. Without `leaseTime` the watchdog keeps the lease alive.
    * @throws {InvalidArgumentError} for bad options, before anything is sent.
    * @throws {ClientClosedError} when the client shuts down first.
+   * @example
+   * ```ts
+   * await lock.lock();                       // or lock.lock({ leaseTime: 10_000 }): freed after 10 s
+   * try {
+   *   await work();
+   * } finally {
+   *   await lock.unlock();
+   * }
+   * ```
    */
   lock(options?: LockOptions): Promise<void> {
     return rejectingThrows(() => {
@@ -162,6 +171,17 @@ export abstract class BaseLock {
   /**
    * Tries to acquire, waiting up to `waitTime` ms; resolves whether it did.
    * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   * @throws {ClientClosedError} when the client shuts down first.
+   * @example
+   * ```ts
+   * if (await lock.tryLock({ waitTime: 1_000, leaseTime: 10_000 })) {
+   *   try {
+   *     await work();
+   *   } finally {
+   *     await lock.unlock();
+   *   }
+   * }
+   * ```
    */
   tryLock(options?: TryLockOptions): Promise<boolean> {
     return rejectingThrows(() => this.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toBoolean));
@@ -170,6 +190,12 @@ export abstract class BaseLock {
   /**
    * Releases one hold of the current owner.
    * @throws {LockNotHeldError} when the owner holds none (Redisson's IllegalMonitorStateException).
+   * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   * @example
+   * ```ts
+   * await lock.unlock();                      // the owner of this client's last lock()
+   * await lock.unlock({ threadId: 7 });       // an explicit owner, e.g. a Java thread id
+   * ```
    */
   async unlock(options?: OwnerOptions): Promise<void> {
     const { threadId } = resolveCallOptions(options, ['threadId']);
@@ -178,7 +204,15 @@ export abstract class BaseLock {
     await this.releaseHold(current);
   }
 
-  /** Deletes the lock whoever holds it and wakes a waiter; resolves whether it was held. */
+  /**
+   * Deletes the lock whoever holds it and wakes a waiter; resolves whether it was held. The holder's
+   * handles here report the lock lost.
+   * @throws {ClientClosedError} after `shutdown()`.
+   * @example
+   * ```ts
+   * if (await lock.forceUnlock()) console.warn('freed a lock someone still held');
+   * ```
+   */
   async forceUnlock(): Promise<boolean> {
     this.ctx.lifetime.throwIfAborted();
     const existed = await this.forceReleaseOnce();
@@ -186,13 +220,29 @@ export abstract class BaseLock {
     return existed;
   }
 
-  /** Whether anyone holds the lock. */
+  /**
+   * Whether anyone holds the lock.
+   * @throws {ClientClosedError} after `shutdown()`.
+   * @example
+   * ```ts
+   * if (await lock.isLocked()) console.log(`busy for ${await lock.remainTimeToLive()} ms more`);
+   * ```
+   */
   async isLocked(): Promise<boolean> {
     this.ctx.lifetime.throwIfAborted();
     return isLocked(this.ctx.scripts, this.name);
   }
 
-  /** Whether the current owner (its scope, or this client's unscoped holder of the lock) holds it. */
+  /**
+   * Whether the current owner (its scope, or this client's unscoped holder of the lock) holds it.
+   * @throws {ClientClosedError} after `shutdown()`.
+   * @example
+   * ```ts
+   * await lock.using(async () => {
+   *   console.log(await lock.isHeldByCurrentThread()); // true
+   * });
+   * ```
+   */
   async isHeldByCurrentThread(): Promise<boolean> {
     const current = this.ctx.scopes.resolve(this.name);
     return current === undefined ? false : this.isHeldByThread(current);
@@ -201,6 +251,12 @@ export abstract class BaseLock {
   /**
    * Whether `<clientId>:<threadId>` holds the lock.
    * @throws {InvalidArgumentError} unless `threadId` is a positive safe integer.
+   * @throws {ClientClosedError} after `shutdown()`.
+   * @example
+   * ```ts
+   * const handle = await lock.acquire();
+   * console.log(await lock.isHeldByThread(handle.threadId)); // true
+   * ```
    */
   async isHeldByThread(threadId: number): Promise<boolean> {
     checkThreadId(threadId);
@@ -208,7 +264,21 @@ export abstract class BaseLock {
     return isHeldBy(this.ctx.scripts, this.name, this.ownerOf(threadId));
   }
 
-  /** The current owner's hold count; 0 when it does not hold the lock. */
+  /**
+   * The current owner's hold count; 0 when it does not hold the lock.
+   * @throws {InvalidArgumentError} for bad options.
+   * @throws {ClientClosedError} after `shutdown()`.
+   * @example
+   * ```ts
+   * await redisson.run(async () => {
+   *   await lock.lock();
+   *   await lock.lock();
+   *   console.log(await lock.getHoldCount()); // 2
+   *   await lock.unlock();
+   *   await lock.unlock();
+   * });
+   * ```
+   */
   async getHoldCount(options?: OwnerOptions): Promise<number> {
     const { threadId } = resolveCallOptions(options, ['threadId']);
     const current = threadId ?? this.ctx.scopes.resolve(this.name);
@@ -217,7 +287,15 @@ export abstract class BaseLock {
     return holdCount(this.ctx.scripts, this.name, this.ownerOf(current));
   }
 
-  /** Time left on the lease in ms: -2 when the lock is free, -1 when held without expiry. */
+  /**
+   * Time left on the lease in ms: -2 when the lock is free, -1 when held without expiry.
+   * @throws {ClientClosedError} after `shutdown()`.
+   * @example
+   * ```ts
+   * const ttl = await lock.remainTimeToLive();
+   * if (ttl === -2) console.log('free');
+   * ```
+   */
   async remainTimeToLive(): Promise<number> {
     this.ctx.lifetime.throwIfAborted();
     return remainTimeToLive(this.ctx.scripts, this.name);
@@ -231,12 +309,36 @@ export abstract class BaseLock {
    * Acquires and resolves a {@link LockHandle}; waits as long as it takes.
    * @throws {LockAcquireTimeoutError} when a given `waitTime` runs out.
    * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   * @throws {ClientClosedError} when the client shuts down first.
+   * @example
+   * ```ts
+   * const handle = await lock.acquire({ waitTime: 5_000 });
+   * try {
+   *   await work(handle.signal);             // aborts if the lease is lost meanwhile
+   * } finally {
+   *   await handle.release();
+   * }
+   * ```
    */
   acquire(options?: AcquireOptions): Promise<LockHandle> {
     return rejectingThrows(() => this.acquireHold(resolveCallOptions(options), toHandle));
   }
 
-  /** Like {@link acquire}, but resolves `null` instead of timing out; no `waitTime`: a single attempt. */
+  /**
+   * Like {@link acquire}, but resolves `null` instead of timing out; no `waitTime`: a single attempt.
+   * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   * @throws {ClientClosedError} when the client shuts down first.
+   * @example
+   * ```ts
+   * const handle = await lock.tryAcquire();
+   * if (handle === null) return 'someone else is on it';
+   * try {
+   *   return await work();
+   * } finally {
+   *   await handle.release();
+   * }
+   * ```
+   */
   tryAcquire(options?: AcquireOptions): Promise<LockHandle | null> {
     return rejectingThrows(() => this.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toHandleOrNull));
   }
@@ -247,6 +349,14 @@ export abstract class BaseLock {
    * @throws {LockNotHeldError} when the lock was lost before `fn` finished: `fn`'s result is then
    *   dropped, as the work may not have been exclusive.
    * @throws {LockAcquireTimeoutError} when a given `waitTime` runs out.
+   * @throws {InvalidArgumentError} when `fn` is not a function or for bad options.
+   * @example
+   * ```ts
+   * const total = await lock.using(async (signal) => {
+   *   const rows = await fetchRows({ signal }); // stop early if the lock is lost
+   *   return rows.length;
+   * }, { waitTime: 5_000 });
+   * ```
    */
   async using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: AcquireOptions): Promise<T> {
     if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');

@@ -12,7 +12,7 @@ import { LockHandle, type HandleLease } from './handle';
 export const BASE_WAIT_PER_LOCK_MS = 1_500;
 
 /** @internal The reason member acquisitions are cut short with when the composite's own bound passes. */
-export const CUT_SHORT: Error = Object.freeze(new Error('the composite lock stopped waiting for this member')) as Error;
+export const CUT_SHORT: Error = Object.freeze(new Error('the composite lock stopped waiting for this member'));
 
 /** @internal What a successful round took. */
 export interface Taken {

@@ -6,7 +6,10 @@ import type { LockHandle } from './handle';
 import { RLock } from './rlock';
 
 /** A {@link LockHandle} of a {@link FencedLock}: its `fencingToken` is always set. */
-export type FencedLockHandle = LockHandle & { readonly fencingToken: number };
+export type FencedLockHandle = LockHandle & {
+  /** The token this acquisition drew, larger than every token drawn for the lock before. */
+  readonly fencingToken: number;
+};
 
 const toToken: Outcome<number> = (_lock, hold) => hold!.fencingToken!;
 const toTokenOrNull: Outcome<number | null> = (_lock, hold) => (hold === undefined ? null : hold.fencingToken!);

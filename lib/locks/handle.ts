@@ -25,6 +25,19 @@ export interface HandleOwner {
  * One acquisition of a lock (or of semaphore permits, see `PermitHandle`). `signal` aborts with {@link LockLostError} if the lease is lost while
  * the handle is held; `release()` gives the hold back once (later calls do nothing). Works with
  * `await using`.
+ *
+ * @example
+ * ```ts
+ * const handle = await redisson.getLock('cache:refresh').acquire({ waitTime: 2_000 });
+ * try {
+ *   await refresh({ signal: handle.signal });
+ * } finally {
+ *   await handle.release(); // rejects with LockNotHeldError if the lock was lost meanwhile
+ * }
+ *
+ * // TypeScript 5.2+ or Node 24+: released when the block ends
+ * await using held = await redisson.getLock('cache:refresh').acquire();
+ * ```
  */
 export class LockHandle implements AsyncDisposable {
   /** The lock's name. */
@@ -74,6 +87,8 @@ export class LockHandle implements AsyncDisposable {
    * (the signal aborted) or is no longer held by this owner: the work it guarded may not have been
    * exclusive. A lost lock is still released if Redis has it, so nothing outlives the handle. Later
    * calls do nothing.
+   * @throws {LockNotHeldError} on the first call, when the hold was lost or is gone from Redis.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
    */
   release(): Promise<void> {
     if (this.releasing) return this.releasing.catch(() => undefined);

@@ -87,28 +87,28 @@ export class MultiLock extends CompositeLock {
 
   /** @internal Releases in reverse order, every member even when one fails; rejects with the first failure. */
   protected async giveBack(handles: readonly LockHandle[]): Promise<void> {
-    let first: unknown;
+    let first: { error: unknown } | undefined;
     for (let i = handles.length - 1; i >= 0; i--) {
       try {
         await handles[i]!.release();
       } catch (error) {
-        first ??= error;
+        first ??= { error };
       }
     }
-    if (first !== undefined) throw first;
+    if (first) throw first.error;
   }
 
   /** @internal */
   protected async unlockMembers(options: OwnerOptions | undefined): Promise<void> {
-    let first: unknown;
+    let first: { error: unknown } | undefined;
     for (let i = this.ordered.length - 1; i >= 0; i--) {
       try {
         await this.ordered[i]!.unlock(options);
       } catch (error) {
-        first ??= error;
+        first ??= { error };
       }
     }
-    if (first !== undefined) throw first;
+    if (first) throw first.error;
   }
 
   private timedOut(call: CallOptions): NotTaken {

@@ -28,7 +28,7 @@ export const READ_LOCK: LockKind = {
 };
 
 /** Write holds: a hash field, renewed as RLock's are, in batches of their own. */
-export const WRITE_LOCK: LockKind = { renew: HASH_LOCK.renew };
+export const WRITE_LOCK: LockKind = { renew: (scripts, batch, leaseTime) => HASH_LOCK.renew(scripts, batch, leaseTime) };
 
 /**
  * Both locks listen on one channel, so they share one policy: `1` (write unlock) wakes every local

@@ -13,6 +13,7 @@ import { HASH_LOCK } from './rlock';
  * times `multiplier` plus a random jitter of 0 to n-1 ms (n: pauses so far), capped at `maxDelay`.
  */
 export interface ExponentialBackOffOptions {
+  /** Selects this back-off. */
   type: 'exponential';
   /**
    * First pause in ms.
@@ -33,6 +34,7 @@ export interface ExponentialBackOffOptions {
 
 /** The same pause between every two attempts. */
 export interface ConstantBackOffOptions {
+  /** Selects this back-off. */
   type: 'constant';
   /**
    * Pause in ms.
@@ -82,7 +84,7 @@ export function toBackOff(options: BackOffOptions | undefined): BackOff {
       throw new InvalidArgumentError(`backOff.maxDelay (${maxDelay}) must not be below backOff.initialDelay (${initialDelay})`);
     }
     if (typeof multiplier !== 'number' || !Number.isFinite(multiplier) || multiplier < 1 || multiplier > MAX_MULTIPLIER) {
-      throw new InvalidArgumentError(`backOff.multiplier must be a number from 1 to ${MAX_MULTIPLIER}, got ${String(multiplier)}`);
+      throw new InvalidArgumentError(`backOff.multiplier must be a number from 1 to ${MAX_MULTIPLIER}, got ${shown(multiplier)}`);
     }
     return exponentialBackOff({ initialDelay, maxDelay, multiplier });
   }
@@ -115,7 +117,16 @@ function checkKeys(given: Record<string, unknown>, allowed: readonly string[]): 
 
 function checkDelay(what: string, value: unknown): asserts value is number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TIME_MS) {
-    throw new InvalidArgumentError(`${what} must be an integer from 1 to ${MAX_TIME_MS} ms, got ${String(value)}`);
+    throw new InvalidArgumentError(`${what} must be an integer from 1 to ${MAX_TIME_MS} ms, got ${shown(value)}`);
+  }
+}
+
+/** A bad value as shown in an error message; never throws (`String` does for a null-prototype object). */
+function shown(value: unknown): string {
+  try {
+    return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+  } catch {
+    return `a value of type ${typeof value}`;
   }
 }
 

@@ -284,7 +284,7 @@ export class PubSubManager {
       subscriber.on('nodeError', (error: unknown) => {
         const channel = droppedShardChannel(error);
         if (channel === undefined) return this.settings.onError(error, 'sharded subscriber node');
-        if (this.entries.has(channel)) this.follow(subscriber as FollowingSubscriber, channel);
+        if (this.entries.has(channel)) this.follow(subscriber, channel);
       });
     }
     this.subscriber = subscriber;

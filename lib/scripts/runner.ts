@@ -55,7 +55,7 @@ export interface RunnerSettings {
   /** Replica sync options. @default {@link REPLICA_SYNC_DEFAULTS} */
   replicaSync?: ResolvedReplicaSync;
   /** Told of what replica sync recovers from (a failed INFO, a retried round). */
-  onError?(error: unknown, what: string): void;
+  onError?: (error: unknown, what: string) => void;
 }
 
 /**

@@ -9,6 +9,7 @@ export interface SemaphoreAcquireOptions {
   /**
    * Longest time in ms to wait for the permits. `acquire` waits as long as it takes without it;
    * `tryAcquire` makes a single attempt.
+   * @default no limit in `acquire()` and `using()`; a single attempt in `tryAcquire()`
    */
   waitTime?: number;
   /** Aborts the wait; the call then rejects with `signal.reason`. */
@@ -29,6 +30,7 @@ export interface ExpirableAcquireOptions extends SemaphoreAcquireOptions {
   /**
    * Lease in ms after which Redis takes the permits back by itself. Without it (and without
    * `watchdog`) the permits never expire, as in Redisson.
+   * @default no expiry
    */
   leaseTime?: number;
   /**
@@ -51,13 +53,19 @@ export interface ExpirableUsingOptions extends ExpirableAcquireOptions {
 
 /** Options of `RSemaphore.trySetPermits()`. */
 export interface TrySetPermitsOptions {
-  /** Time-to-live in ms of the semaphore key; without it the key never expires. */
+  /**
+   * Time-to-live in ms of the semaphore key; without it the key never expires.
+   * @default no expiry
+   */
   ttl?: number;
 }
 
 /** Options of `RCountDownLatch.await()`. */
 export interface LatchAwaitOptions {
-  /** Longest time in ms to wait for the count to reach zero; without it, as long as it takes. */
+  /**
+   * Longest time in ms to wait for the count to reach zero; without it, as long as it takes.
+   * @default no limit
+   */
   waitTime?: number;
   /** Aborts the wait; the call then rejects with `signal.reason`. */
   signal?: AbortSignal;
@@ -92,8 +100,8 @@ export function resolveSyncOptions(options: unknown, allowed: readonly SyncKey[]
     waitTime: waitTime as number | undefined,
     leaseTime: leaseTime as number | undefined,
     watchdog: watchdog === true,
-    signal: signal as AbortSignal | undefined,
-    permits: permits as number | undefined,
+    signal,
+    permits,
     ttl: ttl as number | undefined,
   };
 }

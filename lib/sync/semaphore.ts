@@ -27,7 +27,7 @@ import {
 import { PERMIT_RECHECK_MS, PermitAttempts, PermitGrant, PermitHandle, rejectingThrows, runHolding } from './permits';
 
 /** Plain permits have no lease: their grants are never tracked, so this is never asked to renew. */
-const UNLEASED: LeaseKind = { noun: 'Permit', renew: async (batch) => batch.map(() => true) };
+const UNLEASED: LeaseKind = { noun: 'Permit', renew: (batch) => Promise.resolve(batch.map(() => true)) };
 
 /**
  * A distributed counting semaphore, stored and signalled exactly as Redisson's `RSemaphore`: a

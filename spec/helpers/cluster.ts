@@ -256,7 +256,7 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
       await target.cluster('SETSLOT', slot, 'IMPORTING', idOf(from));
       await source.cluster('SETSLOT', slot, 'MIGRATING', idOf(toPort));
       for (;;) {
-        const keys = (await source.cluster('GETKEYSINSLOT', slot, 100)) as string[];
+        const keys = await source.cluster('GETKEYSINSLOT', slot, 100);
         if (keys.length === 0) break;
         await source.call('MIGRATE', HOST, toPort, '', 0, 10_000, 'KEYS', ...keys);
       }

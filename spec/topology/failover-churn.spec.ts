@@ -107,7 +107,7 @@ async function churn(sync: 'on' | 'off'): Promise<{ grants: number; doubles: num
     for (const worker of workers) worker.send('stop');
     // No waiter hangs: every worker finishes its cycle (waits are 30 s at most) and exits.
     await Promise.race([
-      Promise.all(workers.map((worker) => (worker.exitCode === null ? once(worker, 'exit') : undefined))),
+      Promise.all(workers.map((worker) => (worker.exitCode === null ? once(worker, 'exit') : Promise.resolve()))),
       delay(45_000).then(() => {
         throw new Error('a worker did not finish within 45 s');
       }),
@@ -145,7 +145,7 @@ describe('a primary killed during lock churn (3 processes, 8 locks on it)', () =
   }, 180_000);
 
   afterAll(() => {
-    const line = (sync: string) => (results[sync] ? `${results[sync]!.doubles} in ${results[sync]!.grants} grants` : 'not run');
+    const line = (sync: string) => (results[sync] ? `${results[sync].doubles} in ${results[sync].grants} grants` : 'not run');
     console.log(`double grants across a primary kill: replica sync on ${line('on')}; off ${line('off')}`);
   });
 });

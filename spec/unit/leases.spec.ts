@@ -19,10 +19,10 @@ function setUp(options: { batchSize?: number; groupOf?: (name: string) => number
   let failing = false;
   const renew: RenewBatch =
     options.renew ??
-    (async (batch) => {
+    ((batch) => {
       calls.push(batch.map((lease) => lease.name));
-      if (failing) throw new Error('connection lost');
-      return batch.map((lease) => held.has(lease.name));
+      if (failing) return Promise.reject(new Error('connection lost'));
+      return Promise.resolve(batch.map((lease) => held.has(lease.name)));
     });
   const lost: LockLostError[] = [];
   const renewalErrors: unknown[] = [];
@@ -84,9 +84,9 @@ describe('LeaseTracker and HoldLedger', () => {
   it('never puts leases of different kinds in one call, and names the kind in the loss', async () => {
     const { tracker, ledger, held, calls, lost } = setUp();
     const permitCalls: string[][] = [];
-    const permits = new HoldLedger(tracker, kindOf(async (batch) => {
+    const permits = new HoldLedger(tracker, kindOf((batch) => {
       permitCalls.push(batch.map((lease) => lease.name));
-      return batch.map(() => false);
+      return Promise.resolve(batch.map(() => false));
     }, 'Permit'));
     held.add('a');
     hold(ledger, 'a', 'o:1', { sentAt: Date.now(), leaseTime: 300, renew: true });

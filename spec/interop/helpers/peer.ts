@@ -68,14 +68,14 @@ export class JavaPeer {
       stderr = (stderr + chunk.toString()).slice(-20_000);
       if (process.env.PEER_LOG) process.stderr.write(chunk);
     };
-    child.stderr!.on('data', onStderr);
-    const lines = createInterface({ input: child.stdout! });
+    child.stderr.on('data', onStderr);
+    const lines = createInterface({ input: child.stdout });
     try {
       const ready = await waitForReady(child, lines, () => stderr);
       const peer = new JavaPeer(child, ready);
       peer.stderr = stderr;
-      child.stderr!.off('data', onStderr);
-      child.stderr!.on('data', (chunk: Buffer) => peer.onStderr(chunk));
+      child.stderr.off('data', onStderr);
+      child.stderr.on('data', (chunk: Buffer) => peer.onStderr(chunk));
       lines.on('line', (line) => peer.onLine(line));
       child.once('exit', (code, signal) => peer.failAll(new Error(`peer exited (code ${code}, signal ${signal}):\n${peer.stderr}`)));
       return peer;
