@@ -25,7 +25,7 @@ describe.each(['on', 'off'] as const)('every primitive on a Cluster, shardedPubS
   let clients: RedissonClient[];
   const make = (options: RedissonOptions = {}): RedissonClient => {
     const logger = { debug: (message: string, meta?: unknown) => logged.push(`${message} ${String((meta as { error?: unknown })?.error ?? '')}`) };
-    const client = cluster.client({ shardedPubSub: sharded, logger, lockWatchdogTimeout: 600, ...options });
+    const client = cluster.client({ shardedPubSub: sharded, logger, lockWatchdogTimeout: 1_500, ...options });
     clients.push(client);
     return client;
   };
@@ -44,9 +44,9 @@ describe.each(['on', 'off'] as const)('every primitive on a Cluster, shardedPubS
       const blockerOf = (client: RedissonClient): BaseLock =>
         subject.shared ? lockOf(client, { ...subject, factory: subject.shared.excludedBy }, name) : lockOf(client, subject, name);
       const lock = lockOf(holder, subject, name);
-      // Held by the watchdog across a renewal or two, queried, then released to a waiting client.
+      // Held by the watchdog (1.5 s leases, renewed every 0.5 s) across a renewal or two, queried, then released to a waiting client.
       const handle = await lock.acquire();
-      await delay(500);
+      await delay(1_000);
       expect(handle.signal.aborted).toBe(false);
       expect(await lock.isLocked()).toBe(true);
       expect(await lock.isHeldByThread(handle.threadId)).toBe(true);
@@ -93,7 +93,7 @@ describe.each(['on', 'off'] as const)('every primitive on a Cluster, shardedPubS
     // A watchdog lease, renewed across a renewal or two; a lease-time permit, updated and read.
     const kept = await semaphore.acquire({ watchdog: true });
     const timed = await semaphore.acquire({ leaseTime: 30_000 });
-    await delay(500);
+    await delay(1_000);
     expect(kept.signal.aborted).toBe(false);
     expect(await semaphore.updateLeaseTime(timed.permitId!, 20_000)).toBe(true);
     expect(await semaphore.getLeaseTime(timed.permitId!)).toBeGreaterThan(0);
