@@ -174,10 +174,10 @@ export class QuorumError extends RedissonError {
 }
 
 /**
- * No replica acknowledged a lock write within `replicaSync.timeout`, in every round tried (Redisson's
- * `NoSyncedSlavesException`). An acquisition was undone each time, so the caller does not hold the
- * lock; an unlock or renewal did reach the primary, whose state stands, but a failover now could
- * lose it.
+ * No replica acknowledged a write within `replicaSync.timeout`, in every round tried (Redisson's
+ * `NoSyncedSlavesException`). An acquisition (of a lock or of permits) was undone each time, so the
+ * caller holds nothing; any other write (an unlock, a renewal, a force-unlock, a permit release, a
+ * count-down) did reach the primary, whose state stands, but a failover now could lose it.
  */
 export class ReplicaSyncError extends RedissonError {
   readonly code = 'ERR_REPLICA_SYNC';

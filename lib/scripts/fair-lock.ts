@@ -6,6 +6,7 @@ import unlockSource from '../../lua/fair-lock/unlock.lua';
 import { LockReentryError } from '../errors';
 import { UNLOCK_MESSAGE, fairLockQueue, fairLockTimeouts, lockChannel, unlockLatchKey } from '../keys';
 import { UNLOCK_LATCH_TTL, toUnlockResult, type UnlockRequest, type UnlockResult } from './lock';
+import { REMOVED_WRITE, UNLOCK_WRITE, acquireWrite } from './writes';
 import { toFlag, toInteger, toIntegerOrNull } from './reply';
 import { defineScript, type ScriptRunner } from './runner';
 
@@ -63,7 +64,10 @@ export function acquireFairLock(runner: ScriptRunner, request: FairAcquireReques
     enqueue ? '1' : '0',
     FAIR_RECHECK_MS,
   ];
-  return runner.run(ACQUIRE, [lock, queue, timeouts], args).then(toIntegerOrNull, (error: unknown) => {
+  // Replica sync: only an acquisition waits (joining the queue is not waited for); one no replica
+  // acknowledged is trimmed away and tried again.
+  const write = acquireWrite((reply) => reply === null, () => trimFairLock(runner, name, owner, believedHolds));
+  return runner.run(ACQUIRE, [lock, queue, timeouts], args, write).then(toIntegerOrNull, (error: unknown) => {
     // Redis 7 prefixes a script's bare error text with `ERR `; older servers send it as is.
     if (error instanceof Error && REENTRY_REFUSED.test(error.message)) {
       throw new LockReentryError(name, owner);
@@ -89,7 +93,7 @@ export function fairAcquireFailed(runner: ScriptRunner, name: string, owner: str
 export function unlockFairLock(runner: ScriptRunner, { name, owner, leaseTime, requestId }: UnlockRequest): Promise<UnlockResult> {
   const latch = unlockLatchKey(name, requestId);
   const keys = [...keysOf(name), latch];
-  return runner.runPublishing(UNLOCK, keys, [UNLOCK_MESSAGE, leaseTime, owner, Date.now(), UNLOCK_LATCH_TTL]).then((reply) => {
+  return runner.runPublishing(UNLOCK, keys, [UNLOCK_MESSAGE, leaseTime, owner, Date.now(), UNLOCK_LATCH_TTL], UNLOCK_WRITE).then((reply) => {
     runner.latches.add(latch);
     return toUnlockResult(reply);
   });
@@ -97,7 +101,7 @@ export function unlockFairLock(runner: ScriptRunner, { name, owner, leaseTime, r
 
 /** Deletes the lock whoever holds it and wakes the queue's head; resolves whether it existed. */
 export function forceUnlockFairLock(runner: ScriptRunner, name: string): Promise<boolean> {
-  return runner.runPublishing(FORCE_UNLOCK, keysOf(name), [UNLOCK_MESSAGE, Date.now()]).then(toFlag);
+  return runner.runPublishing(FORCE_UNLOCK, keysOf(name), [UNLOCK_MESSAGE, Date.now()], REMOVED_WRITE).then(toFlag);
 }
 
 /**

@@ -2,6 +2,8 @@ import acquireSource from '../../lua/fenced-lock/acquire.lua';
 import deleteSource from '../../lua/fenced-lock/delete.lua';
 import { UNLOCK_MESSAGE, fencingTokenKey, lockChannel } from '../keys';
 import { toFlag, toIntegers, toStringOrNull } from './reply';
+import { trimLock } from './lock';
+import { REMOVED_WRITE, acquireWrite } from './writes';
 import { defineScript, type ScriptRunner } from './runner';
 
 /*
@@ -26,7 +28,10 @@ export function acquireFencedLock(
   leaseTime: number,
   believedHolds: number,
 ): Promise<FencedAttempt> {
-  return runner.run(ACQUIRE, [name, fencingTokenKey(name)], [leaseTime, owner, believedHolds]).then((reply) => {
+  // Replica sync: an acquisition no replica has is trimmed away (RLock's trim; the token it drew stays
+  // used, tokens only grow) and tried again, drawing a new token.
+  const write = acquireWrite((reply) => toIntegers(reply)[0] === 0, () => trimLock(runner, name, owner, believedHolds));
+  return runner.run(ACQUIRE, [name, fencingTokenKey(name)], [leaseTime, owner, believedHolds], write).then((reply) => {
     const [status, value] = toIntegers(reply);
     if (value === undefined) throw new TypeError('Expected a two-element reply from the fenced acquire script');
     return status === 0 ? { acquired: true, token: value } : { acquired: false, ttl: value };
@@ -44,6 +49,6 @@ export function currentFencingToken(runner: ScriptRunner, name: string): Promise
 /** Deletes the lock and its token counter, waking a waiter if it was held; resolves whether either existed. */
 export function deleteFencedLock(runner: ScriptRunner, name: string): Promise<boolean> {
   return runner
-    .runPublishing(DELETE, [name, fencingTokenKey(name), lockChannel(name)], [UNLOCK_MESSAGE])
+    .runPublishing(DELETE, [name, fencingTokenKey(name), lockChannel(name)], [UNLOCK_MESSAGE], REMOVED_WRITE)
     .then(toFlag);
 }

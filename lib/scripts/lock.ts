@@ -6,7 +6,8 @@ import trimSource from '../../lua/lock/trim.lua';
 import unlockSource from '../../lua/lock/unlock.lua';
 import { UNLOCK_MESSAGE, lockChannel, unlockLatchKey } from '../keys';
 import { toFlag, toFlags, toInteger, toIntegerOrNull, toStringOrNull } from './reply';
-import { defineScript, type ReplicatedWrite, type ScriptRunner } from './runner';
+import { defineScript, type ScriptRunner } from './runner';
+import { REMOVED_WRITE, RENEW_WRITE, UNLOCK_WRITE, acquireWrite } from './writes';
 
 const ACQUIRE = defineScript('lock/acquire', acquireSource);
 const UNLOCK = defineScript('lock/unlock', unlockSource);
@@ -69,19 +70,9 @@ export function acquireLock(
   believedHolds: number,
 ): Promise<number | null> {
   // Replica sync: an acquisition no replica has is taken back before it is tried again.
-  const write: ReplicatedWrite = {
-    changed: (reply) => reply === null,
-    undo: () => trimLock(runner, name, owner, believedHolds),
-  };
+  const write = acquireWrite((reply) => reply === null, () => trimLock(runner, name, owner, believedHolds));
   return runner.run(ACQUIRE, [name], [leaseTime, owner, believedHolds], write).then(toIntegerOrNull);
 }
-
-/** An unlock is re-sent with the same request id (its latch replays the outcome) when no replica has it. */
-const UNLOCK_WRITE: ReplicatedWrite = { changed: (reply) => reply !== null };
-/** A force-unlock that deleted a lock is re-sent as is (it deletes nothing the second time). */
-const CHANGED_IF_ONE: ReplicatedWrite = { changed: (reply) => toFlag(reply) };
-/** A renewal round that extended a lease is re-sent as is. */
-const RENEW_WRITE: ReplicatedWrite = { changed: (reply) => toFlags(reply).some(Boolean) };
 
 /**
  * Brings the owner's hold count back down to `holdsBefore`; resolves how many holds it removed.
@@ -109,7 +100,7 @@ export function unlockLock(runner: ScriptRunner, { name, owner, leaseTime, reque
 
 /** Deletes the lock whoever holds it and wakes a waiter; resolves whether it existed. */
 export function forceUnlockLock(runner: ScriptRunner, name: string): Promise<boolean> {
-  return runner.runPublishing(FORCE_UNLOCK, [name, lockChannel(name)], [UNLOCK_MESSAGE], CHANGED_IF_ONE).then(toFlag);
+  return runner.runPublishing(FORCE_UNLOCK, [name, lockChannel(name)], [UNLOCK_MESSAGE], REMOVED_WRITE).then(toFlag);
 }
 
 /** Extends each lock whose owner still holds it; resolves one flag per lock, in order. */

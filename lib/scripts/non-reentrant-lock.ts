@@ -1,4 +1,6 @@
 import acquireSource from '../../lua/non-reentrant-lock/acquire.lua';
+import { trimLock } from './lock';
+import { acquireWrite } from './writes';
 import { defineScript, type ScriptRunner } from './runner';
 import { toIntegerOrNull } from './reply';
 
@@ -23,7 +25,8 @@ export function acquireNonReentrantLock(
   leaseTime: number,
   believedHolds: number,
 ): Promise<NonReentrantAttempt> {
-  return runner.run(ACQUIRE, [name], [leaseTime, owner, believedHolds, NON_REENTRANT_REACQUIRE]).then(
+  const write = acquireWrite((reply) => reply === null, () => trimLock(runner, name, owner, believedHolds));
+  return runner.run(ACQUIRE, [name], [leaseTime, owner, believedHolds, NON_REENTRANT_REACQUIRE], write).then(
     toIntegerOrNull,
     (error: unknown) => {
       if (error instanceof Error && error.message.includes(NON_REENTRANT_REACQUIRE)) return 'held' as const;

@@ -9,7 +9,8 @@ import tryAcquireSource from '../../lua/permit-expirable-semaphore/try-acquire.l
 import updateLeaseSource from '../../lua/permit-expirable-semaphore/update-lease.lua';
 import { PERMIT_NO_EXPIRY, permitTimeoutKey, semaphoreChannel } from '../keys';
 import { toFlag, toFlags, toInteger, toStringOrNull } from './reply';
-import { defineScript, type ScriptArg, type ScriptRunner } from './runner';
+import { defineScript, type ReplicatedWrite, type ScriptArg, type ScriptRunner } from './runner';
+import { ONCE_IF_ONE, ONCE_WRITE, RENEW_WRITE } from './writes';
 
 const TRY_ACQUIRE = defineScript('permit-expirable-semaphore/try-acquire', tryAcquireSource);
 const RELEASE = defineScript('permit-expirable-semaphore/release', releaseSource);
@@ -50,7 +51,12 @@ export async function tryAcquireExpirable(
   now: number,
 ): Promise<PermitAttempt> {
   const args: ScriptArg[] = [ids.length, expiry ?? PERMIT_NO_EXPIRY, now, PERMIT_NO_EXPIRY, ...ids];
-  const reply = toStringOrNull(await runner.runPublishing(TRY_ACQUIRE, keysOf(name), args));
+  // Replica sync: permits no replica acknowledged are released by id and acquired again, same ids.
+  const write: ReplicatedWrite = {
+    changed: (reply) => toStringOrNull(reply) === 'OK',
+    undo: () => releaseManyExpirable(runner, name, ids, Date.now(), false),
+  };
+  const reply = toStringOrNull(await runner.runPublishing(TRY_ACQUIRE, keysOf(name), args, write));
   if (reply === 'OK') return { acquired: true };
   if (reply === null) return { acquired: false, earliestExpiry: undefined };
   if (!reply.startsWith(':')) throw new TypeError(`Unexpected acquire reply from Redis: ${JSON.stringify(reply.slice(0, 40))}`);
@@ -63,13 +69,24 @@ export async function tryAcquireExpirable(
  */
 export function releaseExpirable(runner: ScriptRunner, name: string, id: Buffer, now: number): Promise<boolean> {
   const [key, zset, channel] = keysOf(name);
-  return runner.runPublishing(RELEASE, [key, channel, zset], [id, 1, now]).then(toFlag);
+  // Runs once (a second run would answer "not held"); its reply 0 may still mean released (expired).
+  return runner.runPublishing(RELEASE, [key, channel, zset], [id, 1, now], ONCE_WRITE).then(toFlag);
 }
 
-/** Releases every permit of `ids`, or none if one is missing or expired; resolves how many it released. */
-export function releaseManyExpirable(runner: ScriptRunner, name: string, ids: readonly Buffer[], now: number): Promise<number> {
+/**
+ * Releases every permit of `ids`, or none if one is missing or expired; resolves how many it released.
+ * `replicated` false: no WAIT (the undo of an acquisition, which the acquisition's round waits for).
+ */
+export function releaseManyExpirable(
+  runner: ScriptRunner,
+  name: string,
+  ids: readonly Buffer[],
+  now: number,
+  replicated = true,
+): Promise<number> {
   const [key, zset, channel] = keysOf(name);
-  return runner.runPublishing(RELEASE_MANY, [key, channel, zset], [ids.length, now, ...ids]).then(toInteger);
+  const write: ReplicatedWrite | undefined = replicated ? { changed: (reply) => toInteger(reply) > 0, resend: false } : undefined;
+  return runner.runPublishing(RELEASE_MANY, [key, channel, zset], [ids.length, now, ...ids], write).then(toInteger);
 }
 
 /** Counts after reclaiming expired permits. */
@@ -94,13 +111,13 @@ export function deleteExpirable(runner: ScriptRunner, name: string): Promise<boo
 
 export function setExpirablePermits(runner: ScriptRunner, name: string, permits: number): Promise<boolean> {
   const [key, zset, channel] = keysOf(name);
-  return runner.runPublishing(SET_PERMITS, [key, channel, zset], [permits]).then(toFlag);
+  return runner.runPublishing(SET_PERMITS, [key, channel, zset], [permits], ONCE_IF_ONE).then(toFlag);
 }
 
 /** Adds `delta` available permits (publishing it if positive); resolves the new count. */
 export function addExpirablePermits(runner: ScriptRunner, name: string, delta: number): Promise<number> {
   const [key, , channel] = keysOf(name);
-  return runner.runPublishing(ADD_PERMITS, [key, channel], [delta]).then(toInteger);
+  return runner.runPublishing(ADD_PERMITS, [key, channel], [delta], ONCE_WRITE).then(toInteger);
 }
 
 /** Gives an acquired permit the expiry `expiry` (epoch ms, or never); resolves whether it exists. */
@@ -111,7 +128,9 @@ export function updatePermitExpiry(
   expiry: number | undefined,
   now: number,
 ): Promise<boolean> {
-  return runner.runPublishing(UPDATE_LEASE, keysOf(name), [id, expiry ?? PERMIT_NO_EXPIRY, now]).then(toFlag);
+  // Idempotent (the same score again): re-sent as is.
+  const write: ReplicatedWrite = { changed: (reply) => toFlag(reply) };
+  return runner.runPublishing(UPDATE_LEASE, keysOf(name), [id, expiry ?? PERMIT_NO_EXPIRY, now], write).then(toFlag);
 }
 
 /** Ms left on a permit's lease: -1 never expires, 0 no such permit. */
@@ -132,5 +151,5 @@ export interface PermitGroup {
 export function renewPermits(runner: ScriptRunner, groups: readonly PermitGroup[], leaseTime: number, now: number): Promise<boolean[]> {
   const args: ScriptArg[] = [now + leaseTime, now];
   for (const group of groups) args.push(group.ids.length, ...group.ids);
-  return runner.run(RENEW, groups.map((group) => permitTimeoutKey(group.name)), args).then(toFlags);
+  return runner.run(RENEW, groups.map((group) => permitTimeoutKey(group.name)), args, RENEW_WRITE).then(toFlags);
 }

@@ -16,6 +16,7 @@ import {
   unlockLatchKey,
 } from '../keys';
 import { UNLOCK_LATCH_TTL, toUnlockResult, type UnlockRequest, type UnlockResult } from './lock';
+import { REMOVED_WRITE, RENEW_WRITE, UNLOCK_WRITE, acquireWrite as acquisition } from './writes';
 import { toFlag, toFlags, toInteger, toIntegerOrNull } from './reply';
 import { defineScript, type ScriptArg, type ScriptRunner } from './runner';
 
@@ -51,14 +52,15 @@ export function acquireRead(
   believedHolds: number,
 ): Promise<number | null> {
   const keys = [name, readerTimeoutPrefix(name, reader)];
-  return runner.run(READ_ACQUIRE, keys, [leaseTime, reader, writer, believedHolds]).then(toIntegerOrNull);
+  const write = acquisition((reply) => reply === null, () => trimRead(runner, name, reader, believedHolds));
+  return runner.run(READ_ACQUIRE, keys, [leaseTime, reader, writer, believedHolds], write).then(toIntegerOrNull);
 }
 
 /** Releases one read hold of `owner` (the reader token); the lease is not used (holds keep their own). */
 export function unlockRead(runner: ScriptRunner, { name, owner, requestId }: UnlockRequest): Promise<UnlockResult> {
   const latch = unlockLatchKey(name, requestId);
   const keys = [name, readWriteLockChannel(name), readerTimeoutPrefix(name, owner), readTimeoutKeyPrefix(name), latch];
-  return runner.runPublishing(READ_UNLOCK, keys, [UNLOCK_MESSAGE, owner, UNLOCK_LATCH_TTL]).then((reply) => {
+  return runner.runPublishing(READ_UNLOCK, keys, [UNLOCK_MESSAGE, owner, UNLOCK_LATCH_TTL], UNLOCK_WRITE).then((reply) => {
     runner.latches.add(latch);
     return toUnlockResult(reply);
   });
@@ -79,14 +81,15 @@ export function acquireWrite(
   leaseTime: number,
   believedHolds: number,
 ): Promise<number | null> {
-  return runner.run(WRITE_ACQUIRE, [name], [leaseTime, writer, believedHolds]).then(toIntegerOrNull);
+  const write = acquisition((reply) => reply === null, () => trimWrite(runner, name, writer, believedHolds));
+  return runner.run(WRITE_ACQUIRE, [name], [leaseTime, writer, believedHolds], write).then(toIntegerOrNull);
 }
 
 /** Releases one write hold; the last one publishes `1`, which wakes every waiter. */
 export function unlockWrite(runner: ScriptRunner, { name, owner, leaseTime, requestId }: UnlockRequest): Promise<UnlockResult> {
   const latch = unlockLatchKey(name, requestId);
   const keys = [name, readWriteLockChannel(name), latch];
-  return runner.runPublishing(WRITE_UNLOCK, keys, [READ_UNLOCK_MESSAGE, leaseTime, owner, UNLOCK_LATCH_TTL]).then((reply) => {
+  return runner.runPublishing(WRITE_UNLOCK, keys, [READ_UNLOCK_MESSAGE, leaseTime, owner, UNLOCK_LATCH_TTL], UNLOCK_WRITE).then((reply) => {
     runner.latches.add(latch);
     return toUnlockResult(reply);
   });
@@ -102,7 +105,7 @@ export async function trimWrite(runner: ScriptRunner, name: string, writer: stri
 /** Deletes the lock if it is in `mode`, publishing `0` (read) or `1` (write); resolves whether it did. */
 export function forceUnlockReadWrite(runner: ScriptRunner, name: string, mode: ReadWriteMode): Promise<boolean> {
   const message = mode === 'read' ? UNLOCK_MESSAGE : READ_UNLOCK_MESSAGE;
-  return runner.runPublishing(FORCE_UNLOCK, [name, readWriteLockChannel(name)], [mode, message]).then(toFlag);
+  return runner.runPublishing(FORCE_UNLOCK, [name, readWriteLockChannel(name)], [mode, message], REMOVED_WRITE).then(toFlag);
 }
 
 /** Whether the lock is held by a reader (`read`) or by the writer (`write`), by Redisson's rule. */
@@ -127,5 +130,5 @@ export function renewReads(runner: ScriptRunner, locks: readonly ReadRenewal[], 
     keys.push(name, readTimeoutKeyPrefix(name));
     args.push(readers.length, ...readers);
   }
-  return runner.run(READ_RENEW, keys, args).then(toFlags);
+  return runner.run(READ_RENEW, keys, args, RENEW_WRITE).then(toFlags);
 }

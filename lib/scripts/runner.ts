@@ -34,8 +34,9 @@ export type ScriptArg = string | number | Buffer;
  * Marks a script call as a write of lock state that replicas must have before it counts (replica
  * sync): after the reply, the runner sends `WAIT <replicas> <timeout>` on the connection that carried
  * the write, when the node has replicas. When none acknowledges, the call is undone (if `undo` is
- * given) and sent again, up to `replicaSync.retries` more rounds; then it rejects with
- * {@link ReplicaSyncError}. Primitive-neutral: the script's wrapper says what its reply means.
+ * given) and sent again (unless `resend` is false: then only the WAIT is repeated), up to
+ * `replicaSync.retries` more rounds; then it rejects with {@link ReplicaSyncError}.
+ * Primitive-neutral: the script's wrapper says what its reply means and how it may be repeated.
  */
 export interface ReplicatedWrite {
   /**
@@ -48,6 +49,14 @@ export interface ReplicatedWrite {
    * re-sent as is, so it must be idempotent: an unlock with the same request id, a renewal.
    */
   undo?(reply: unknown): Promise<unknown>;
+  /**
+   * Whether a round no replica acknowledged sends the call again. `false` for a write that must run
+   * once (a permit release, a count-down: running it twice would count twice) or whose second run
+   * could touch what others wrote meanwhile (a force-unlock): the write stays on the primary, in its
+   * replication stream, and only the `WAIT` is repeated (it covers every earlier write of the
+   * connection); the first reply is returned. Not combined with `undo`. @default true
+   */
+  resend?: boolean;
 }
 
 /** Settings of a {@link ScriptRunner}. */
@@ -115,16 +124,19 @@ export class ScriptRunner {
   ): Promise<unknown> {
     const { retries, retryDelay, timeout } = this.replicas.settings;
     const key = keys[0]!;
+    const resend = write.resend !== false;
     for (let round = 1; ; round++) {
-      if (write.changed && !write.changed(reply)) return reply;
+      // A call sent once keeps its first reply; only a re-sent call's reply is judged again.
+      if ((round === 1 || resend) && write.changed && !write.changed(reply)) return reply;
       const outcome = await this.replicas.sync(key);
       if (!outcome || outcome.acked > 0) return reply;
-      if (write.undo) await write.undo(reply);
+      if (resend && write.undo) await write.undo(reply);
       const error = new ReplicaSyncError(script.name, key, outcome.replicas, round, timeout);
       if (round > retries) throw error;
-      this.onError(error, `replica sync of ${script.name}; round ${round + 1} of ${retries + 1} follows`);
+      const next = resend ? 'is sent again' : 'waits again';
+      this.onError(error, `replica sync of ${script.name}; round ${round + 1} of ${retries + 1} ${next}`);
       await sleep(retryDelay);
-      reply = await this.send(script, keys, args);
+      if (resend) reply = await this.send(script, keys, args);
     }
   }
 

@@ -6,7 +6,15 @@ import tryAcquireSource from '../../lua/semaphore/try-acquire.lua';
 import trySetPermitsSource from '../../lua/semaphore/try-set-permits.lua';
 import { semaphoreChannel } from '../keys';
 import { toFlag, toInteger, toStringOrNull } from './reply';
-import { defineScript, type ScriptRunner } from './runner';
+import { defineScript, type ReplicatedWrite, type ScriptRunner } from './runner';
+import { ONCE_IF_ONE, ONCE_WRITE } from './writes';
+
+/*
+ * Replica sync of the semaphore's writes (see `ReplicatedWrite`). An acquisition no replica
+ * acknowledged gives its permits back (a release, which wakes waiters) and is tried again. Every other
+ * write runs once: a release, an add or a drain counted twice would be wrong, and a second
+ * trySetPermits would answer "already set"; when no replica acknowledges, only the WAIT is repeated.
+ */
 
 const TRY_ACQUIRE = defineScript('semaphore/try-acquire', tryAcquireSource);
 const RELEASE = defineScript('semaphore/release', releaseSource);
@@ -22,17 +30,22 @@ const DRAIN = defineScript('semaphore/drain', drainSource);
 
 /** Takes `permits` if that many are available; resolves whether it did. */
 export function tryAcquirePermits(runner: ScriptRunner, name: string, permits: number): Promise<boolean> {
-  return runner.run(TRY_ACQUIRE, [name], [permits]).then(toFlag);
+  const write: ReplicatedWrite = { changed: (reply) => toFlag(reply), undo: () => releasePermits(runner, name, permits, false) };
+  return runner.run(TRY_ACQUIRE, [name], [permits], write).then(toFlag);
 }
 
-/** Adds `permits` back and publishes the new count; resolves it. */
-export function releasePermits(runner: ScriptRunner, name: string, permits: number): Promise<number> {
-  return runner.runPublishing(RELEASE, [name, semaphoreChannel(name)], [permits]).then(toInteger);
+/**
+ * Adds `permits` back and publishes the new count; resolves it. `replicated` false: no WAIT (the
+ * undo of an acquisition, which the acquisition's own round waits for).
+ */
+export function releasePermits(runner: ScriptRunner, name: string, permits: number, replicated = true): Promise<number> {
+  const write = replicated ? ONCE_WRITE : undefined;
+  return runner.runPublishing(RELEASE, [name, semaphoreChannel(name)], [permits], write).then(toInteger);
 }
 
 /** Like {@link releasePermits}, but only if the semaphore exists; resolves whether it did. */
 export function releasePermitsIfExists(runner: ScriptRunner, name: string, permits: number): Promise<boolean> {
-  return runner.runPublishing(RELEASE_IF_EXISTS, [name, semaphoreChannel(name)], [permits]).then(toFlag);
+  return runner.runPublishing(RELEASE_IF_EXISTS, [name, semaphoreChannel(name)], [permits], ONCE_IF_ONE).then(toFlag);
 }
 
 /**
@@ -40,17 +53,17 @@ export function releasePermitsIfExists(runner: ScriptRunner, name: string, permi
  * by the permit-expirable semaphore, whose `trySetPermits` has the same effect. Resolves whether it set it.
  */
 export function trySetPermits(runner: ScriptRunner, name: string, permits: number, ttl: number): Promise<boolean> {
-  return runner.runPublishing(TRY_SET_PERMITS, [name, semaphoreChannel(name)], [permits, ttl]).then(toFlag);
+  return runner.runPublishing(TRY_SET_PERMITS, [name, semaphoreChannel(name)], [permits, ttl], ONCE_IF_ONE).then(toFlag);
 }
 
 /** Adds `delta` (may be negative) and publishes the new count; resolves it. */
 export function addPermits(runner: ScriptRunner, name: string, delta: number): Promise<number> {
-  return runner.runPublishing(ADD_PERMITS, [name, semaphoreChannel(name)], [delta]).then(toInteger);
+  return runner.runPublishing(ADD_PERMITS, [name, semaphoreChannel(name)], [delta], ONCE_WRITE).then(toInteger);
 }
 
 /** Sets the count to 0; resolves what it was. */
 export function drainPermits(runner: ScriptRunner, name: string): Promise<number> {
-  return runner.run(DRAIN, [name], []).then(toInteger);
+  return runner.run(DRAIN, [name], [], { changed: (reply) => toInteger(reply) !== 0, resend: false }).then(toInteger);
 }
 
 /** The available count (0 when the semaphore does not exist). */

@@ -1,4 +1,4 @@
-import { fairWaiterChannel, lockChannel } from '../../lib/keys';
+import { lockKind } from './kinds';
 import { lockContract } from './lock-contract';
 
-lockContract({ kind: 'FairLock', factory: 'getFairLock', channel: lockChannel, waiterChannel: fairWaiterChannel, reentrant: true });
+lockContract(lockKind('FairLock'));

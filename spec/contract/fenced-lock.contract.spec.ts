@@ -1,11 +1,4 @@
-import { fencingTokenKey, lockChannel } from '../../lib/keys';
+import { lockKind } from './kinds';
 import { lockContract } from './lock-contract';
 
-// The token counter outlives every hold by design (tokens must never go back).
-lockContract({
-  kind: 'FencedLock',
-  factory: 'getFencedLock',
-  channel: lockChannel,
-  reentrant: true,
-  keeps: (name) => [fencingTokenKey(name)],
-});
+lockContract(lockKind('FencedLock'));

@@ -104,7 +104,7 @@ export function lockContract(subject: LockKindUnderTest, fixture: ContractFixtur
 
   /** Channels of `redisson`'s own waiters on `name` that have a subscriber now (per-waiter kinds). */
   const waiterChannels = async (redisson: RedissonClient, name: string) =>
-    (await admin().pubsub('CHANNELS', subject.waiterChannel!(name, `${redisson.id}:*`))) as string[];
+    deployment().channels(subject.waiterChannel!(name, `${redisson.id}:*`));
 
   /** Waits until no waiter of `redisson` listens for releases of `name` any more. */
   const expectNoListener = async (redisson: RedissonClient, name: string) => {

@@ -1,10 +1,4 @@
-import { fairWaiterChannel, lockChannel } from '../../lib/keys';
+import { lockKind } from './kinds';
 import { lockContract } from './lock-contract';
 
-lockContract({
-  kind: 'NonReentrantFairLock',
-  factory: 'getNonReentrantFairLock',
-  channel: lockChannel,
-  waiterChannel: fairWaiterChannel,
-  reentrant: false,
-});
+lockContract(lockKind('NonReentrantFairLock'));

@@ -1,4 +1,4 @@
-import { lockChannel } from '../../lib/keys';
+import { lockKind } from './kinds';
 import { lockContract } from './lock-contract';
 
-lockContract({ kind: 'NonReentrantLock', factory: 'getNonReentrantLock', channel: lockChannel, reentrant: false });
+lockContract(lockKind('NonReentrantLock'));

@@ -1,11 +1,5 @@
-import { readWriteLockChannel } from '../../lib/keys';
+import { lockKind } from './kinds';
 import { lockContract } from './lock-contract';
 
-lockContract({ kind: 'RWriteLock', factory: 'getReadWriteLock.writeLock', channel: readWriteLockChannel, reentrant: true });
-lockContract({
-  kind: 'RReadLock',
-  factory: 'getReadWriteLock.readLock',
-  channel: readWriteLockChannel,
-  reentrant: true,
-  shared: { excludedBy: 'getReadWriteLock.writeLock' },
-});
+lockContract(lockKind('RWriteLock'));
+lockContract(lockKind('RReadLock'));

@@ -1,4 +1,4 @@
-import { lockChannel } from '../../lib/keys';
+import { lockKind } from './kinds';
 import { lockContract } from './lock-contract';
 
-lockContract({ kind: 'RLock', factory: 'getLock', channel: lockChannel, reentrant: true });
+lockContract(lockKind('RLock'));

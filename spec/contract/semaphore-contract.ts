@@ -9,9 +9,11 @@ import {
   type RedissonClient,
 } from '../../lib';
 import { semaphoreChannel } from '../../lib/keys';
-import { delay, useRedis } from '../helpers/fixture';
-import { commandCounts, eventually, expectUnsubscribed, subscriberCount } from '../helpers/redis-server';
+import { delay } from '../helpers/fixture';
+import { eventually } from '../helpers/redis-server';
 import { trackTimers } from '../helpers/timers';
+import { STANDALONE, useTopology } from '../helpers/topology';
+import type { ContractFixture } from './lock-contract';
 
 /** What the contract drives: the surface both semaphores share. */
 export interface SemaphoreUnderTest {
@@ -34,21 +36,28 @@ const WORKER = join(__dirname, 'fixtures', 'semaphore-worker.mjs');
 
 /**
  * The semaphore contract (DESIGN section 8), on real Redis: what every semaphore kind must do. A
- * kind joins by calling this from a spec file of its own.
+ * kind joins by calling this from a spec file of its own; on another topology, by calling it with
+ * that file's fixture (`useTopology(clusterTopology())`), which several kinds may share.
  */
-export function semaphoreContract(subject: SemaphoreKindUnderTest): void {
-  const { admin, client, server } = useRedis();
+export function semaphoreContract(subject: SemaphoreKindUnderTest, fixture: ContractFixture = useTopology(STANDALONE)): void {
+  const { client, deployment } = fixture;
+  const admin = () => deployment().admin();
+  const commandCounts = () => deployment().commandCounts();
+  const subscriberCount = (channel: string) => deployment().subscribers(channel);
+  const expectUnsubscribed = (channel: string) =>
+    eventually(async () => (await subscriberCount(channel)) === 0, 5_000, `no subscriber on ${channel}`);
   const of = (redisson: RedissonClient, name: string) =>
     (redisson as unknown as Record<string, (name: string) => SemaphoreUnderTest>)[subject.factory]!.call(redisson, name);
-  const keys = async () => (await admin().keys('*')).sort();
+  const keys = () => deployment().keys();
 
-  describe(`${subject.kind}: the semaphore contract`, () => {
+  const where = fixture.name === STANDALONE.name ? '' : ` (${fixture.name})`;
+  describe(`${subject.kind}: the semaphore contract${where}`, () => {
     it('3 permits shared by 10 workers in 3 processes: never more than 3 holders, waiters woken by message', async () => {
       const name = 'contract:pool';
       expect(await of(client(), name).trySetPermits(3)).toBe(true);
       const started = performance.now();
       const workers = [4, 3, 3].map((count) =>
-        spawn(process.execPath, [WORKER, server().url, subject.factory, name, String(count), '8'], {
+        spawn(process.execPath, [WORKER, deployment().target, subject.factory, name, String(count), '8'], {
           stdio: ['ignore', 'pipe', 'pipe'],
         }),
       );
@@ -62,8 +71,9 @@ export function semaphoreContract(subject: SemaphoreKindUnderTest): void {
       const elapsed = performance.now() - started;
       expect(stderr.join('')).toBe('');
       expect(codes).toEqual([0, 0, 0]);
-      expect(await admin().get(`${name}:max-holders`)).toBe('3');
-      expect(await admin().get(`${name}:holders`)).toBe('0');
+      // The workers' counters carry the semaphore's name as hash tag (one slot in a cluster).
+      expect(await admin().get(`{${name}}:max-holders`)).toBe('3');
+      expect(await admin().get(`{${name}}:holders`)).toBe('0');
       expect(await of(client(), name).availablePermits()).toBe(3);
       // 80 sections of 15 ms, 3 at a time, take about 0.4 s of holding. Waiters left to the 5 s
       // re-check instead of the release messages would wait seconds each, and the run would take
@@ -81,7 +91,7 @@ export function semaphoreContract(subject: SemaphoreKindUnderTest): void {
       const held = await of(holder, name).acquire();
       const waiting = of(waiter, name).tryAcquire(1, { waitTime: 25_000 });
       await eventually(() => waiter.diagnostics().waiters === 1, 10_000, 'a parked waiter');
-      expect(await subscriberCount(admin(), semaphoreChannel(name))).toBe(1);
+      expect(await subscriberCount(semaphoreChannel(name))).toBe(1);
       const releasedAt = performance.now();
       await held.release();
       const handle = await waiting;
@@ -89,7 +99,7 @@ export function semaphoreContract(subject: SemaphoreKindUnderTest): void {
       // The waiter re-checks by itself only after 5 s: a wake this soon came from the message.
       expect(performance.now() - releasedAt).toBeLessThan(2_500);
       await handle!.release();
-      await expectUnsubscribed(admin(), semaphoreChannel(name));
+      await expectUnsubscribed(semaphoreChannel(name));
     });
 
     it('a release of 3 permits wakes 3 local waiters at once', async () => {
@@ -164,7 +174,7 @@ export function semaphoreContract(subject: SemaphoreKindUnderTest): void {
       }
       expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
       expect(waiter.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
-      await expectUnsubscribed(admin(), semaphoreChannel(name));
+      await expectUnsubscribed(semaphoreChannel(name));
       expect(await keys()).toEqual(keysWhileHeld);
       await held.release();
       expect(await of(holder, name).availablePermits()).toBe(1);
@@ -186,10 +196,10 @@ export function semaphoreContract(subject: SemaphoreKindUnderTest): void {
       const redisson = client();
       const semaphore = of(redisson, 'contract:input');
       // Let what earlier tests left in flight (a give-back, a batched DEL) land before the window.
-      let before = await commandCounts(admin());
+      let before = await commandCounts();
       for (let settled = false; !settled; ) {
         await delay(50);
-        const now = await commandCounts(admin());
+        const now = await commandCounts();
         settled = ['evalsha', 'eval', 'get', 'del'].every((command) => now.get(command) === before.get(command));
         before = now;
       }
@@ -207,7 +217,7 @@ export function semaphoreContract(subject: SemaphoreKindUnderTest): void {
       }
       expect(() => of(redisson, '')).toThrow(InvalidArgumentError);
       expect(() => of(redisson, 'a}b')).toThrow(InvalidArgumentError);
-      const after = await commandCounts(admin());
+      const after = await commandCounts();
       for (const command of ['evalsha', 'eval', 'get', 'subscribe']) {
         expect(after.get(command) ?? 0).toBe(before.get(command) ?? 0);
       }
@@ -224,7 +234,7 @@ export function semaphoreContract(subject: SemaphoreKindUnderTest): void {
       await redisson.shutdown();
       await expect(parked).rejects.toBeInstanceOf(ClientClosedError);
       expect(redisson.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
-      await expectUnsubscribed(admin(), semaphoreChannel(name));
+      await expectUnsubscribed(semaphoreChannel(name));
       expect(() => of(redisson, name)).toThrow(ClientClosedError);
     });
   });

@@ -1,3 +1,4 @@
+import { SEMAPHORE_KINDS } from './kinds';
 import { semaphoreContract } from './semaphore-contract';
 
-semaphoreContract({ kind: 'RSemaphore', factory: 'getSemaphore' });
+semaphoreContract(SEMAPHORE_KINDS[0]!);

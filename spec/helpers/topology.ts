@@ -20,6 +20,8 @@ export interface Deployment {
   keys(): Promise<string[]>;
   /** Subscribers of `channel`, classic and sharded, over every node. */
   subscribers(channel: string): Promise<number>;
+  /** Channels matching `pattern` with a subscriber, classic and sharded, over every node, sorted. */
+  channels(pattern: string): Promise<string[]>;
   /** Calls of each command so far, summed over the primaries. */
   commandCounts(): Promise<Map<string, number>>;
   /** Deletes every key and cached script on every primary. */
@@ -45,6 +47,7 @@ export const STANDALONE: Topology = {
       admin: () => admin,
       keys: async () => (await admin.keys('*')).sort(),
       subscribers: (channel) => subscribersOn([admin], channel),
+      channels: (pattern) => channelsOn([admin], pattern),
       commandCounts: () => commandCounts(admin),
       flush: async () => {
         await admin.flushall();
@@ -69,6 +72,7 @@ export function clusterTopology(shape: ClusterShape = { masters: 3, replicas: 1 
         admin: () => admin,
         keys: async () => (await Promise.all((await primaries()).map((node) => node.keys('*')))).flat().sort(),
         subscribers: async (channel) => subscribersOn(cluster.all.map((node) => cluster.direct(node.port)), channel),
+        channels: async (pattern) => channelsOn(cluster.all.map((node) => cluster.direct(node.port)), pattern),
         commandCounts: async () => sumCounts(await Promise.all((await primaries()).map((node) => commandCounts(node)))),
         flush: async () => {
           for (const node of await primaries()) {
@@ -96,6 +100,7 @@ export function sentinelTopology(shape: SentinelGroupOptions = {}, name = 'Senti
         admin: () => admin,
         keys: async () => (await (await primary()).keys('*')).sort(),
         subscribers: async (channel) => subscribersOn([await primary()], channel),
+        channels: async (pattern) => channelsOn([await primary()], pattern),
         commandCounts: async () => commandCounts(await primary()),
         flush: async () => {
           const node = await primary();
@@ -153,6 +158,17 @@ async function subscribersOn(nodes: Redis[], channel: string): Promise<number> {
     total += Number(classic) + Number(sharded);
   }
   return total;
+}
+
+async function channelsOn(nodes: Redis[], pattern: string): Promise<string[]> {
+  const found = new Set<string>();
+  for (const node of nodes) {
+    for (const sub of ['CHANNELS', 'SHARDCHANNELS']) {
+      const names = (await node.call('PUBSUB', sub, pattern).catch(() => [])) as string[];
+      for (const name of names) found.add(String(name));
+    }
+  }
+  return [...found].sort();
 }
 
 function sumCounts(all: Map<string, number>[]): Map<string, number> {

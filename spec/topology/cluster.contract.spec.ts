@@ -1,7 +1,10 @@
-import { LOCK_KINDS } from '../contract/kinds';
+import { LOCK_KINDS, SEMAPHORE_KINDS } from '../contract/kinds';
 import { lockContract } from '../contract/lock-contract';
+import { semaphoreContract } from '../contract/semaphore-contract';
 import { clusterTopology, useTopology } from '../helpers/topology';
 
-// Three primaries with one replica each: every kind's contract, with replica sync on (the default).
+// Three primaries with one replica each, one deployment for the file: every lock kind's and every
+// semaphore kind's contract, with replica sync on (the default).
 const cluster = useTopology(clusterTopology());
 for (const kind of LOCK_KINDS) lockContract(kind, cluster);
+for (const kind of SEMAPHORE_KINDS) semaphoreContract(kind, cluster);

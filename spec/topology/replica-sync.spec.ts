@@ -4,7 +4,7 @@ import { commandCounts, commandsBetween, startRedis, type TestRedis } from '../h
 import { startSentinel, type TestSentinel } from '../helpers/sentinel';
 
 /*
- * Replica sync on a primary with one replica (no sentinel): WAIT after every lock write, on the
+ * Replica sync on a primary with one replica (no sentinel): WAIT after every write of every kind, on the
  * connection that wrote; what happens when the replica does not answer (it is frozen with SIGSTOP);
  * and no WAIT at all on a server without replicas.
  */
@@ -114,6 +114,74 @@ describe('replica sync', () => {
     group.resume(replicaPort);
   });
 
+  it('sends WAIT after the writes of other kinds too: a semaphore acquire and release, a fair-lock unlock, a count-down', async () => {
+    const redisson = client();
+    const other = client();
+    // Scripts loaded, replica count read.
+    await redisson.getSemaphore('warm-sem').trySetPermits(1);
+    await redisson.getSemaphore('warm-sem').using(() => undefined);
+    await redisson.getFairLock('warm-fair').using(() => undefined);
+    await redisson.getCountDownLatch('warm-latch').countDown();
+    const semaphore = redisson.getSemaphore('rs-sem');
+    expect(await semaphore.trySetPermits(1)).toBe(true);
+    const fair = await redisson.getFairLock('rs-fair').acquire({ leaseTime: 30_000 });
+    await redisson.getCountDownLatch('rs-latch').trySetCount(2);
+
+    let before = await commandCounts(primary);
+    const permit = await semaphore.acquire();
+    expect(sent(before, await commandCounts(primary))).toEqual({ evalsha: 1, wait: 1 });
+    before = await commandCounts(primary);
+    expect(await other.getSemaphore('rs-sem').tryAcquire()).toBeNull(); // took nothing: no WAIT
+    expect(sent(before, await commandCounts(primary))).toEqual({ evalsha: 1 });
+    before = await commandCounts(primary);
+    await permit.release();
+    expect(sent(before, await commandCounts(primary))).toEqual({ evalsha: 1, wait: 1 });
+    before = await commandCounts(primary);
+    await fair.release();
+    expect(sent(before, await commandCounts(primary))).toEqual({ evalsha: 1, wait: 1 });
+    before = await commandCounts(primary);
+    await redisson.getCountDownLatch('rs-latch').countDown();
+    expect(sent(before, await commandCounts(primary))).toEqual({ evalsha: 1, wait: 1 });
+    before = await commandCounts(primary);
+    await semaphore.availablePermits(); // a read: never a WAIT
+    await redisson.getCountDownLatch('rs-latch').getCount();
+    expect(sent(before, await commandCounts(primary))).toEqual({});
+  });
+
+  it('gives back the permits of an acquisition no replica acknowledged; a release runs once and only waits again', async () => {
+    const redisson = client(QUICK);
+    const semaphore = redisson.getSemaphore('frozen-sem');
+    await semaphore.trySetPermits(2);
+    group.pause(replicaPort);
+    let before = await commandCounts(primary);
+    const error = await semaphore.tryAcquire(1).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReplicaSyncError);
+    expect(error).toMatchObject({ script: 'semaphore/try-acquire', rounds: 3 });
+    // Three acquisitions, each given back: the count is whole on the primary.
+    expect(commandsBetween(before, await commandCounts(primary))).toMatchObject({ evalsha: 6, wait: 3 });
+    expect(await primary.get('frozen-sem')).toBe('2');
+    before = await commandCounts(primary);
+    const released = await semaphore.release(1).catch((e: unknown) => e);
+    expect(released).toMatchObject({ code: 'ERR_REPLICA_SYNC', script: 'semaphore/release', rounds: 3 });
+    // Sent once, waited for three times: the release counted once.
+    expect(commandsBetween(before, await commandCounts(primary))).toMatchObject({ evalsha: 1, wait: 3 });
+    expect(await primary.get('frozen-sem')).toBe('3');
+    group.resume(replicaPort);
+  });
+
+  it('undoes a fair-lock acquisition no replica acknowledged and leaves nobody holding it', async () => {
+    const redisson = client(QUICK);
+    const lock = redisson.getFairLock('frozen-fair');
+    group.pause(replicaPort);
+    const error = await lock.tryLock().catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'ERR_REPLICA_SYNC', script: 'fair-lock/acquire', rounds: 3 });
+    expect(await primary.exists('frozen-fair')).toBe(0);
+    expect(redisson.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
+    group.resume(replicaPort);
+    expect(await lock.tryLock()).toBe(true);
+    await lock.unlock();
+  });
+
   it('costs a server without replicas no WAIT and no command beyond the scripts', async () => {
     const redis = lone.connect();
     const redisson = new RedissonClient(redis);
@@ -125,5 +193,25 @@ describe('replica sync', () => {
     const after = await commandCounts(admin);
     expect(sent(before, after)).toEqual({ evalsha: 10 });
     expect(commandsBetween(before, after, []).info).toBe(1); // the first snapshot's own INFO: the count is cached
+  });
+
+  it('costs a server without replicas no WAIT for the other kinds either', async () => {
+    const redisson = new RedissonClient(lone.connect());
+    clients.push(redisson);
+    const admin = lone.connect();
+    const semaphore = redisson.getSemaphore('solo-sem');
+    await semaphore.trySetPermits(1);
+    await redisson.getFairLock('solo-fair').using(() => undefined);
+    const before = await commandCounts(admin);
+    for (let i = 0; i < 3; i++) {
+      await semaphore.using(() => undefined);
+      await redisson.getFairLock('solo-fair').using(() => undefined);
+      await redisson.getPermitExpirableSemaphore('solo-pes').trySetPermits(1);
+      await redisson.getCountDownLatch('solo-latch').trySetCount(1);
+      await redisson.getCountDownLatch('solo-latch').countDown();
+    }
+    const delta = commandsBetween(before, await commandCounts(admin));
+    expect(delta.wait ?? 0).toBe(0);
+    expect(delta.evalsha).toBeGreaterThanOrEqual(12);
   });
 });
