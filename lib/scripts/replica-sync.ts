@@ -43,14 +43,21 @@ export class ReplicaSync {
   }
 
   /**
-   * Starts reading the replica count of the node serving `key` unless known: called right after a
-   * write is sent, so the read goes out behind it on the same connection and costs no round trip of
-   * its own.
+   * Whether a write to `key` may have replicas to wait for. Synchronous, so that a node known to have
+   * none (a standalone server, most of the time) costs a write nothing. Called right after a write
+   * is sent: a count not known yet, or stale, is read then, behind the write on the same connection,
+   * at no round trip of its own.
    */
-  prepare(key: string): void {
-    if (!this.settings.enabled) return;
+  mayWait(key: string): boolean {
+    if (!this.settings.enabled) return false;
     const node = this.nodeOf(key);
-    if (node) void this.countOf(node).catch(() => undefined);
+    if (!node) return false;
+    const entry = this.entryOf(node);
+    if (entry.noWait) return false;
+    if (entry.value === undefined || this.now() - entry.readAt >= REFRESH_MS) {
+      void this.countOf(node).catch(() => undefined);
+    }
+    return entry.value !== 0 && this.settings.replicas !== 0;
   }
 
   /**

@@ -102,8 +102,7 @@ export class ScriptRunner {
    */
   run(script: Script, keys: readonly string[], args: readonly ScriptArg[], write?: ReplicatedWrite): Promise<unknown> {
     const sent = this.send(script, keys, args);
-    if (!write || !this.replicas.settings.enabled || keys.length === 0) return sent;
-    this.replicas.prepare(keys[0]!);
+    if (!write || keys.length === 0 || !this.replicas.mayWait(keys[0]!)) return sent;
     return sent.then((reply) => this.synced(script, keys, args, write, reply));
   }
 
