@@ -10,8 +10,7 @@ import { LockHandle, type HandleLease } from './handle';
  * later one is held elsewhere.
  * @example
  * ```ts
- * const multi = redisson.getMultiLock(locks);
- * console.log(`rounds of ${BASE_WAIT_PER_LOCK_MS * locks.length} ms while waiting in lock()`);
+ * const round = BASE_WAIT_PER_LOCK_MS * multi.locks.length; // ms per round of multi.lock()
  * ```
  */
 export const BASE_WAIT_PER_LOCK_MS = 1_500;
@@ -421,8 +420,8 @@ export abstract class CompositeLock {
    * @throws {InvalidArgumentError} unless `threadId` is a positive safe integer.
    * @example
    * ```ts
-   * const handle = await multi.acquire();
-   * console.log(await multi.isHeldByThread(handle.threadId)); // true
+   * await multi.lock({ threadId: 7 });            // every member for owner `<clientId>:7`
+   * console.log(await multi.isHeldByThread(7)); // true
    * ```
    */
   async isHeldByThread(threadId: number): Promise<boolean> {

@@ -207,11 +207,12 @@ export class RReadLock extends BaseLock {
  *
  * @example
  * ```ts
- * const rw = redisson.getReadWriteLock('catalog');
- * await rw.writeLock().using(async () => {
- *   await rw.readLock().lock(); // downgrade: the writer may read, and keep reading after
+ * await redisson.run(async () => {
+ *   await rw.writeLock().lock();
+ *   await rw.readLock().lock();    // the writer may read too
+ *   await rw.writeLock().unlock(); // downgrade: still reading; other readers may join now
+ *   await rw.readLock().unlock();
  * });
- * await rw.readLock().unlock();
  * ```
  */
 export class RWriteLock extends BaseLock {
