@@ -10,8 +10,8 @@ import { LockHandle } from './handle';
  * acquisition is cut short (undone if it lands later). Redisson's default response timeout.
  * @example
  * ```ts
- * // a single round of tryLock() settles within about this long, even with a member down
- * const worstCase = MEMBER_REPLY_BOUND_MS + 100;
+ * // with a member down, one round of tryLock() settles after about this long
+ * const roundBoundMs = MEMBER_REPLY_BOUND_MS;
  * ```
  */
 export const MEMBER_REPLY_BOUND_MS = 3_000;
