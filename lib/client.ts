@@ -28,7 +28,13 @@ import { RCountDownLatch } from './sync/count-down-latch';
 import { RPermitExpirableSemaphore } from './sync/permit-expirable-semaphore';
 import { RSemaphore } from './sync/semaphore';
 
-/** Counts of what a client is holding on to, for monitoring and leak checks. */
+/**
+ * Counts of what a client is holding on to, for monitoring and leak checks.
+ * @example
+ * ```ts
+ * const { channels, waiters, leases } = redisson.diagnostics();
+ * ```
+ */
 export interface ClientDiagnostics {
   /** Channels subscribed on the subscriber connection. */
   channels: number;
@@ -370,19 +376,39 @@ export class RedissonClient {
     return this.scopes.run(fn);
   }
 
-  /** Subscribes to a client event. */
+  /**
+   * Subscribes to a client event; see {@link RedissonEvents}. Returns the client, for chaining.
+   * @example
+   * ```ts
+   * redisson.on('lockLost', ({ name, error }) => console.error(`lost ${name}`, error));
+   * ```
+   */
   on<K extends keyof RedissonEvents>(type: K, handler: Handler<RedissonEvents[K]>): this {
     this.emitter.on(type, handler);
     return this;
   }
 
-  /** Unsubscribes from a client event. */
+  /**
+   * Unsubscribes a handler given to {@link on}. Returns the client, for chaining.
+   * @example
+   * ```ts
+   * const onAcquired = ({ name, waitMs }: RedissonEvents['acquired']) => console.log(name, waitMs);
+   * redisson.on('acquired', onAcquired);
+   * redisson.off('acquired', onAcquired);
+   * ```
+   */
   off<K extends keyof RedissonEvents>(type: K, handler: Handler<RedissonEvents[K]>): this {
     this.emitter.off(type, handler);
     return this;
   }
 
-  /** What the client is holding on to right now. */
+  /**
+   * What the client is holding on to right now.
+   * @example
+   * ```ts
+   * afterEach(() => expect(redisson.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 }));
+   * ```
+   */
   diagnostics(): ClientDiagnostics {
     return { ...this.pubsub.stats, leases: this.leases.size };
   }
@@ -392,6 +418,13 @@ export class RedissonClient {
    * and rejects pending waits with {@link ClientClosedError}. Locks still held are not released (they
    * expire with their lease); their handles' signals abort and `lockLost` is emitted for each. The
    * caller's `redis` connection is left open. Idempotent.
+   * @example
+   * ```ts
+   * process.once('SIGTERM', async () => {
+   *   await redisson.shutdown();
+   *   redis.disconnect();
+   * });
+   * ```
    */
   async shutdown(): Promise<void> {
     if (this.lifetime.signal.aborted) return;

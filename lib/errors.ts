@@ -1,4 +1,12 @@
-/** Machine-readable codes carried by every {@link RedissonError}. */
+/**
+ * Machine-readable codes carried by every {@link RedissonError}: one per error class, stable across
+ * releases, so they can be matched where `instanceof` is unreliable (two copies of the package).
+ * @example
+ * ```ts
+ * const retryable: RedissonErrorCode[] = ['ERR_LOCK_ACQUIRE_TIMEOUT', 'ERR_QUORUM', 'ERR_REPLICA_SYNC'];
+ * const retry = (error: unknown) => error instanceof RedissonError && retryable.includes(error.code);
+ * ```
+ */
 export type RedissonErrorCode =
   | 'ERR_INVALID_ARGUMENT'
   | 'ERR_LOCK_NOT_HELD'
@@ -9,7 +17,19 @@ export type RedissonErrorCode =
   | 'ERR_CLIENT_CLOSED'
   | 'ERR_REPLICA_SYNC';
 
-/** Base class of every error this library throws; `code` tells them apart without `instanceof`. */
+/**
+ * Base class of every error this library throws; `code` tells them apart without `instanceof`.
+ * Aborts (`signal.reason`) and errors of the Redis connection itself are passed through as they are.
+ * @example
+ * ```ts
+ * try {
+ *   await redisson.getLock('job').using(() => runJob(), { waitTime: 1_000 });
+ * } catch (error) {
+ *   if (error instanceof RedissonError) console.warn(`${error.code}: ${error.message}`);
+ *   else throw error;
+ * }
+ * ```
+ */
 export abstract class RedissonError extends Error {
   /** Stable machine-readable code. */
   abstract readonly code: RedissonErrorCode;
@@ -20,14 +40,33 @@ export abstract class RedissonError extends Error {
   }
 }
 
-/** Bad input, thrown before anything is sent to Redis. */
+/**
+ * Bad input (a name, a count, an option), thrown or rejected with before anything is sent to Redis.
+ * A programming error: fix the call rather than retry it.
+ * @example
+ * ```ts
+ * try {
+ *   await redisson.getLock('job').tryLock({ waitTime: -1 });
+ * } catch (error) {
+ *   if (error instanceof InvalidArgumentError) console.error(error.message); // waitTime must be an integer ...
+ * }
+ * ```
+ */
 export class InvalidArgumentError extends RedissonError {
   readonly code = 'ERR_INVALID_ARGUMENT';
 }
 
 /**
  * The caller does not hold the lock it tried to release: it never held it, already released it,
- * or its lease expired. Redisson's `IllegalMonitorStateException`.
+ * or its lease expired. Redisson's `IllegalMonitorStateException`. Also what a handle's
+ * `release()` rejects with when the hold was lost meanwhile, and what `using()` rejects with then.
+ * @example
+ * ```ts
+ * await lock.unlock().catch((error: unknown) => {
+ *   if (!(error instanceof LockNotHeldError)) throw error;
+ *   console.warn(`'${error.lockName}' was no longer ours: the work may not have been exclusive`);
+ * });
+ * ```
  */
 export class LockNotHeldError extends RedissonError {
   readonly code = 'ERR_LOCK_NOT_HELD';
@@ -42,7 +81,18 @@ export class LockNotHeldError extends RedissonError {
   }
 }
 
-/** An acquire with a `waitTime` ran out of time before the lock became free. */
+/**
+ * An acquire with a `waitTime` ran out of time before the lock (or the semaphore's permits) became
+ * free. `tryLock()` and `tryAcquire()` resolve `false` / `null` instead.
+ * @example
+ * ```ts
+ * try {
+ *   await redisson.getLock('report').using(() => buildReport(), { waitTime: 2_000 });
+ * } catch (error) {
+ *   if (error instanceof LockAcquireTimeoutError) console.log(`busy for over ${error.waitTime} ms`);
+ * }
+ * ```
+ */
 export class LockAcquireTimeoutError extends RedissonError {
   readonly code = 'ERR_LOCK_ACQUIRE_TIMEOUT';
 
@@ -59,7 +109,17 @@ export class LockAcquireTimeoutError extends RedissonError {
 /**
  * A held lock was lost: its lease could not be renewed (the key is gone or owned by someone else),
  * its explicit lease ran out, or renewal was impossible for longer than the lease. Work guarded by
- * the lock after this point is not exclusive.
+ * the lock after this point is not exclusive. It is the reason a handle's `signal` aborts with, and
+ * the `error` of the `lockLost` event.
+ * @example
+ * ```ts
+ * const handle = await lock.acquire();
+ * try {
+ *   handle.signal.throwIfAborted(); // throws the LockLostError once the lease is lost
+ * } catch (error) {
+ *   if (error instanceof LockLostError) console.warn(`${error.lockName} lost by ${error.owner}`);
+ * }
+ * ```
  */
 export class LockLostError extends RedissonError {
   readonly code = 'ERR_LOCK_LOST';
@@ -79,6 +139,14 @@ export class LockLostError extends RedissonError {
  * A non-reentrant lock was asked for again by the owner that already holds it. Raised at once, from
  * the acquire script's answer, instead of waiting for itself; the existing hold is kept. Redisson's
  * `IllegalMonitorStateException` for a non-reentrant re-acquire.
+ * @example
+ * ```ts
+ * const lock = redisson.getNonReentrantLock('job');
+ * await lock.using(async () => {
+ *   const again = await lock.tryLock().catch((error: unknown) => error instanceof RedissonError && error.code);
+ *   console.log(again); // 'ERR_LOCK_REENTRY'
+ * });
+ * ```
  */
 export class LockReentryError extends RedissonError {
   readonly code = 'ERR_LOCK_REENTRY';
@@ -93,7 +161,19 @@ export class LockReentryError extends RedissonError {
   }
 }
 
-/** The client was shut down; it accepts no more work. */
+/**
+ * The client was shut down; it accepts no more work. Pending waits reject with it, and so does
+ * every later call of the client or of the locks it made.
+ * @example
+ * ```ts
+ * await redisson.shutdown();
+ * try {
+ *   redisson.getLock('job');
+ * } catch (error) {
+ *   if (error instanceof ClientClosedError) console.log('make a new RedissonClient');
+ * }
+ * ```
+ */
 export class ClientClosedError extends RedissonError {
   readonly code = 'ERR_CLIENT_CLOSED';
 
@@ -143,6 +223,15 @@ export type MemberOutcome =
  * A RedLock could not take a majority of its members (or took one too late to be valid) before its
  * wait ran out. `outcomes` has one entry per member, in the order the members were given, so a caller
  * can tell contention (`held`) from an outage (`unreachable`, `timed-out`).
+ * @example
+ * ```ts
+ * try {
+ *   await redLock.acquire({ waitTime: 1_000 });
+ * } catch (error) {
+ *   if (!(error instanceof QuorumError)) throw error;
+ *   console.warn(`${error.acquired} of ${error.quorum} needed`, error.outcomes.map((o) => `${o.name}: ${o.status}`));
+ * }
+ * ```
  */
 export class QuorumError extends RedissonError {
   readonly code = 'ERR_QUORUM';
@@ -178,6 +267,13 @@ export class QuorumError extends RedissonError {
  * `NoSyncedSlavesException`). An acquisition (of a lock or of permits) was undone each time, so the
  * caller holds nothing; any other write (an unlock, a renewal, a force-unlock, a permit release, a
  * count-down) did reach the primary, whose state stands, but a failover now could lose it.
+ * @example
+ * ```ts
+ * await lock.lock().catch((error: unknown) => {
+ *   if (!(error instanceof ReplicaSyncError)) throw error;
+ *   console.error(`${error.script} on '${error.key}': none of ${error.replicas} replica(s) acknowledged`);
+ * });
+ * ```
  */
 export class ReplicaSyncError extends RedissonError {
   readonly code = 'ERR_REPLICA_SYNC';

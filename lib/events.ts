@@ -1,6 +1,12 @@
 import type { LockLostError } from './errors';
 
-/** Identifies one owner's hold on one lock. */
+/**
+ * Identifies one owner's hold on one lock: the part every lock event shares.
+ * @example
+ * ```ts
+ * redisson.on('released', ({ name, owner, fully }) => fully && console.log(`${owner} freed ${name}`));
+ * ```
+ */
 export interface LockEvent {
   /** The lock's name. */
   name: string;
@@ -8,7 +14,15 @@ export interface LockEvent {
   owner: string;
 }
 
-/** How an acquisition went: the figures a metrics hook records. */
+/**
+ * How an acquisition went: the figures a metrics hook records, on `acquired` and `acquireFailed`.
+ * @example
+ * ```ts
+ * redisson.on('acquired', ({ name, waitMs, attempts }) => {
+ *   if (waitMs > 1_000) console.warn(`${name}: waited ${waitMs} ms over ${attempts} attempts`);
+ * });
+ * ```
+ */
 export interface AcquisitionStats {
   /** Time from the call to its outcome, in ms. */
   waitMs: number;
@@ -19,9 +33,19 @@ export interface AcquisitionStats {
 }
 
 /**
- * Events of a {@link RedissonClient}, by name. They double as the metrics hook: each carries the
+ * Events of a {@link RedissonClient}, by name; subscribe with `redisson.on(name, handler)` and stop
+ * with `redisson.off(name, handler)`. They double as the metrics hook: each carries the
  * figures a histogram or counter needs (wait time, attempts, wake-ups, hold time, losses), so an
  * OpenTelemetry or Prometheus exporter subscribes to them without this library depending on either.
+ * Handlers run synchronously; one that throws does not break the lock call (its error is rethrown
+ * asynchronously).
+ * @example
+ * ```ts
+ * const onLost = ({ name, error }: RedissonEvents['lockLost']) => console.error(`lost ${name}`, error);
+ * redisson.on('lockLost', onLost);
+ * redisson.on('acquireFailed', ({ name, reason, waitMs }) => console.warn(name, reason, waitMs));
+ * // later: redisson.off('lockLost', onLost);
+ * ```
  */
 export type RedissonEvents = {
   /** A lock was acquired or re-entered. */

@@ -1,9 +1,28 @@
 import { InvalidArgumentError } from './errors';
 
-/** Largest delay Node's timers accept (2^31-1 ms, about 24.8 days); every time option is capped by it. */
+/**
+ * Largest delay Node's timers accept (2^31-1 ms, about 24.8 days); every time option is capped by it,
+ * and a larger one is refused with `InvalidArgumentError`.
+ * @example
+ * ```ts
+ * const waitTime = Math.min(requestedWaitMs, MAX_TIME_MS);
+ * ```
+ */
 export const MAX_TIME_MS = 2 ** 31 - 1;
 
-/** Options of a {@link RedissonClient}. Every field is optional; see {@link DEFAULTS}. */
+/**
+ * Options of a {@link RedissonClient}. Every field is optional; see {@link DEFAULTS}. Unknown keys
+ * and bad values are refused by the constructor with `InvalidArgumentError`.
+ * @example
+ * ```ts
+ * const options: RedissonOptions = {
+ *   lockWatchdogTimeout: 10_000,                  // leases of 10 s, renewed every ~3.3 s
+ *   logger: console,                              // recovered errors, at debug level
+ *   replicaSync: { timeout: 500, replicas: 1 },
+ * };
+ * const redisson = new RedissonClient(redis, options);
+ * ```
+ */
 export interface RedissonOptions {
   /**
    * Lease in ms given to locks acquired without `leaseTime`; the watchdog renews it every third of
@@ -55,6 +74,11 @@ export interface RedissonOptions {
  * it within `timeout` (Redisson's rule). When none did, an acquisition is undone and retried, and any
  * other write (unlock, renewal) is re-sent as is (an unlock keeps its request id, so it counts once);
  * after `retries` such rounds the call rejects with `ReplicaSyncError` (`ERR_REPLICA_SYNC`).
+ * @example
+ * ```ts
+ * // no WAIT at all, e.g. for a cache whose locks may be lost in a failover
+ * const redisson = new RedissonClient(redis, { replicaSync: { enabled: false } });
+ * ```
  */
 export interface ReplicaSyncOptions {
   /**
@@ -86,10 +110,23 @@ export interface ReplicaSyncOptions {
   retryDelay?: number;
 }
 
-/** Replica sync options with defaults filled in. */
+/**
+ * Replica sync options with defaults filled in, as found in `redisson.options.replicaSync`.
+ * @example
+ * ```ts
+ * const { enabled, timeout, retries } = redisson.options.replicaSync;
+ * ```
+ */
 export type ResolvedReplicaSync = Readonly<Required<ReplicaSyncOptions>>;
 
-/** A debug-level logger hook; `console` fits, as do pino, winston and `debug` adapters. */
+/**
+ * A debug-level logger hook; `console` fits, as do pino, winston and `debug` adapters.
+ * @example
+ * ```ts
+ * const logger: Logger = { debug: (message, details) => console.debug(`[ioredisson] ${message}`, details) };
+ * const redisson = new RedissonClient(redis, { logger });
+ * ```
+ */
 export interface Logger {
   /** Told what failed (`message`) and its context, such as `error` and the lock's `name`; should not throw. */
   debug(message: string, details?: Record<string, unknown>): void;
@@ -98,7 +135,14 @@ export interface Logger {
 /** The default logger: drops everything. */
 const SILENT: Logger = Object.freeze({ debug: () => undefined });
 
-/** Resolved client options. */
+/**
+ * Resolved client options: every field of {@link RedissonOptions} with its default filled in, as
+ * found in `redisson.options`.
+ * @example
+ * ```ts
+ * console.log(`leases of ${redisson.options.lockWatchdogTimeout} ms`);
+ * ```
+ */
 export type ResolvedOptions = Readonly<
   Required<Omit<RedissonOptions, 'replicaSync'>> & {
     /** Replica sync with every default filled in. */
@@ -115,7 +159,14 @@ export const REPLICA_SYNC_DEFAULTS: ResolvedReplicaSync = Object.freeze({
   retryDelay: 200,
 });
 
-/** The defaults, equal to Redisson's. */
+/**
+ * The defaults, equal to Redisson's (frozen): what a {@link RedissonClient} uses for every option not
+ * given.
+ * @example
+ * ```ts
+ * const redisson = new RedissonClient(redis, { lockWatchdogTimeout: DEFAULTS.lockWatchdogTimeout * 2 });
+ * ```
+ */
 export const DEFAULTS: ResolvedOptions = Object.freeze({
   lockWatchdogTimeout: 30_000,
   lockWatchdogBatchSize: 100,
@@ -126,7 +177,13 @@ export const DEFAULTS: ResolvedOptions = Object.freeze({
   replicaSync: REPLICA_SYNC_DEFAULTS,
 });
 
-/** Options of `lock()` and `acquire()`. */
+/**
+ * Options of `lock()` and `acquire()`.
+ * @example
+ * ```ts
+ * await lock.lock({ leaseTime: 10_000 }); // freed by Redis after 10 s at the latest; no watchdog
+ * ```
+ */
 export interface LockOptions {
   /**
    * Lease in ms after which Redis frees the lock by itself. Without it the lock gets
@@ -139,11 +196,20 @@ export interface LockOptions {
    * @default the current owner scope's id, or a fresh one
    */
   threadId?: number;
-  /** Aborts the wait; the call then rejects with `signal.reason`. */
+  /**
+   * Aborts the wait; the call then rejects with `signal.reason`.
+   * @default none: the wait ends only by acquiring, timing out or the client's shutdown
+   */
   signal?: AbortSignal;
 }
 
-/** Options of `tryLock()`, `tryAcquire()` and `using()`. */
+/**
+ * Options of `tryLock()`, `tryAcquire()` and `using()`.
+ * @example
+ * ```ts
+ * const got = await lock.tryLock({ waitTime: 1_000, leaseTime: 5_000, signal: AbortSignal.timeout(2_000) });
+ * ```
+ */
 export interface TryLockOptions extends LockOptions {
   /**
    * Longest time in ms to wait for the lock. `0` or absent in `tryLock`: a single attempt.
@@ -152,12 +218,27 @@ export interface TryLockOptions extends LockOptions {
   waitTime?: number;
 }
 
-/** Options of `acquire()`: waits as long as it takes unless `waitTime` is given. */
+/**
+ * Options of `acquire()`: waits as long as it takes unless `waitTime` is given.
+ * @example
+ * ```ts
+ * const handle = await lock.acquire({ waitTime: 5_000 }); // LockAcquireTimeoutError after 5 s
+ * ```
+ */
 export type AcquireOptions = TryLockOptions;
 
-/** Options of owner-sensitive queries and of `unlock()`. */
+/**
+ * Options of owner-sensitive queries and of `unlock()`.
+ * @example
+ * ```ts
+ * const holds = await lock.getHoldCount({ threadId: 7 }); // owner `<clientId>:7`
+ * ```
+ */
 export interface OwnerOptions {
-  /** Explicit owner thread id; defaults to the current owner scope or this object's last acquisition. */
+  /**
+   * Explicit owner thread id (a positive integer).
+   * @default the current owner scope's id, else this client's unscoped acquisition of the lock
+   */
   threadId?: number;
 }
 
@@ -229,7 +310,13 @@ export function resolveCallOptions(
   return { waitTime, leaseTime, threadId, signal };
 }
 
-/** Longest object name accepted, in UTF-8 bytes. */
+/**
+ * Longest object name accepted, in UTF-8 bytes; a longer one is refused with `InvalidArgumentError`.
+ * @example
+ * ```ts
+ * if (Buffer.byteLength(name) > MAX_NAME_BYTES) name = `job:${hash(name)}`;
+ * ```
+ */
 export const MAX_NAME_BYTES = 65_536;
 
 /**

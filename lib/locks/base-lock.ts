@@ -59,6 +59,14 @@ export interface HeldElsewhere {
  * The owner of a call is, in order: its `threadId` option, the current owner scope
  * (`redisson.run`, `lock.using`), else, to acquire, a fresh id; to release or query, the id of this
  * client's unscoped acquisition of the lock still held.
+ *
+ * @example
+ * ```ts
+ * async function exclusively<T>(lock: BaseLock, fn: () => Promise<T>): Promise<T> {
+ *   return lock.using(fn, { waitTime: 10_000 }); // any lock kind: RLock, FairLock, RWriteLock, ...
+ * }
+ * await exclusively(redisson.getFairLock('printer'), () => print(doc));
+ * ```
  */
 export abstract class BaseLock {
   /** @internal The client's ledger of this kind's holds. */

@@ -8,6 +8,10 @@ import { LockHandle, type HandleLease } from './handle';
  * Redisson's base wait per member: `lock()` and `acquire()` without `waitTime` run rounds of
  * `1500 ms x number of locks`, so a MultiLock never sits on its first members for long while a
  * later one is held elsewhere.
+ * @example
+ * ```ts
+ * const round = BASE_WAIT_PER_LOCK_MS * multi.locks.length; // ms per round of multi.lock()
+ * ```
  */
 export const BASE_WAIT_PER_LOCK_MS = 1_500;
 
@@ -230,9 +234,16 @@ function validityEnded(hold: CompositeHold): void {
  * What MultiLock and RedLock share: the Java-style surface (`lock`, `tryLock`, `unlock`) and the
  * handle surface (`acquire`, `tryAcquire`, `using`) over member locks that may live on different
  * clients and servers. Nothing of its own is stored in Redis.
+ *
+ * @example
+ * ```ts
+ * async function holdingAll<T>(lock: CompositeLock, fn: () => Promise<T>): Promise<T> {
+ *   return lock.using(fn, { waitTime: 5_000 }); // a MultiLock or a RedLock
+ * }
+ * ```
  */
 export abstract class CompositeLock {
-  /** A name for messages and handles: the kind and the members' names. */
+  /** A name for messages and handles: the kind and the members' names, e.g. `MultiLock(a, b)`. */
   readonly name: string;
   /** The member locks, in the order given. */
   readonly locks: readonly BaseLock[];
@@ -264,6 +275,15 @@ export abstract class CompositeLock {
    * Waits as long as it takes to hold every member (a RedLock: a majority).
    * @throws {InvalidArgumentError} for bad options, before anything is sent.
    * @throws {ClientClosedError} when a member's client shuts down first.
+   * @example
+   * ```ts
+   * await multi.lock();
+   * try {
+   *   await work();
+   * } finally {
+   *   await multi.unlock();
+   * }
+   * ```
    */
   async lock(options?: LockOptions): Promise<void> {
     const call = resolveCallOptions(options, ['leaseTime', 'threadId', 'signal']);
@@ -276,6 +296,13 @@ export abstract class CompositeLock {
    * Tries to hold every member (a RedLock: a majority), waiting up to `waitTime` ms (absent: one
    * attempt per member); resolves whether it did. On failure nothing taken is kept.
    * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   * @throws {ClientClosedError} when the client (or a member's client) is shut down.
+   * @example
+   * ```ts
+   * if (await multi.tryLock({ waitTime: 2_000, leaseTime: 30_000 })) {
+   *   try { await work(); } finally { await multi.unlock(); }
+   * }
+   * ```
    */
   async tryLock(options?: TryLockOptions): Promise<boolean> {
     const call = resolveCallOptions(options);
@@ -287,6 +314,12 @@ export abstract class CompositeLock {
    * Releases the current owner's hold of every member.
    * @throws {LockNotHeldError} when the owner holds none of them (a MultiLock: when a member it
    *   should hold is not held; the other members are still released).
+   * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   * @example
+   * ```ts
+   * await multi.unlock();                // the owner of this scope or of the last lock()
+   * await multi.unlock({ threadId: 7 }); // an explicit owner
+   * ```
    */
   async unlock(options?: OwnerOptions): Promise<void> {
     resolveCallOptions(options, ['threadId']);
@@ -300,6 +333,16 @@ export abstract class CompositeLock {
    * @throws {LockAcquireTimeoutError} (MultiLock) when a given `waitTime` runs out.
    * @throws {QuorumError} (RedLock) when the wait ends without a valid majority.
    * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   * @throws {ClientClosedError} when the client (or a member's client) is shut down.
+   * @example
+   * ```ts
+   * const handle = await multi.acquire({ waitTime: 5_000 });
+   * try {
+   *   await work(handle.signal); // aborts when the composite hold is lost
+   * } finally {
+   *   await handle.release();
+   * }
+   * ```
    */
   async acquire(options?: AcquireOptions): Promise<LockHandle> {
     const call = resolveCallOptions(options);
@@ -311,6 +354,13 @@ export abstract class CompositeLock {
    * Like {@link acquire}, but resolves `null` instead of failing for time or quorum; no `waitTime`:
    * a single attempt per member.
    * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   * @throws {ClientClosedError} when the client (or a member's client) is shut down.
+   * @example
+   * ```ts
+   * const handle = await multi.tryAcquire();
+   * if (handle === null) return 'some member is busy';
+   * await using _held = handle;
+   * ```
    */
   async tryAcquire(options?: AcquireOptions): Promise<LockHandle | null> {
     const call = resolveCallOptions(options);
@@ -325,6 +375,11 @@ export abstract class CompositeLock {
    * @throws {LockNotHeldError} when the hold was lost before `fn` finished (`fn`'s result is dropped).
    * @throws {LockAcquireTimeoutError} / {QuorumError} as {@link acquire} does.
    * @throws {InvalidArgumentError} for a non-function or bad options.
+   * @throws {ClientClosedError} when the client (or a member's client) is shut down.
+   * @example
+   * ```ts
+   * const moved = await multi.using(async (signal) => transfer(1, 2, signal), { waitTime: 5_000 });
+   * ```
    */
   async using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: AcquireOptions): Promise<T> {
     if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');
@@ -347,7 +402,14 @@ export abstract class CompositeLock {
     return scoped();
   }
 
-  /** Whether the current owner holds every member (a RedLock: a majority). */
+  /**
+   * Whether the current owner holds every member (a RedLock: a majority). Never rejects: a member
+   * that cannot be asked counts as not held.
+   * @example
+   * ```ts
+   * await multi.using(async () => console.log(await multi.isHeldByCurrentThread())); // true
+   * ```
+   */
   async isHeldByCurrentThread(): Promise<boolean> {
     const held = await Promise.all(this.locks.map((lock) => lock.isHeldByCurrentThread().catch(() => false)));
     return held.filter(Boolean).length >= this.quorumOf(this.locks.length);
@@ -356,6 +418,11 @@ export abstract class CompositeLock {
   /**
    * Whether `<clientId>:<threadId>` holds every member (a RedLock: a majority), each on its client.
    * @throws {InvalidArgumentError} unless `threadId` is a positive safe integer.
+   * @example
+   * ```ts
+   * await multi.lock({ threadId: 7 });            // every member for owner `<clientId>:7`
+   * console.log(await multi.isHeldByThread(7)); // true
+   * ```
    */
   async isHeldByThread(threadId: number): Promise<boolean> {
     resolveCallOptions({ threadId }, ['threadId']);

@@ -22,6 +22,12 @@ import { HASH_LOCK } from './rlock';
  * A waiter keeps its place until its deadline: its call's `waitTime`, or `fairLockWaitTimeout`
  * without one, after its turn could have come. A waiter whose process dies blocks those behind it
  * until then. Holds are renewed by the watchdog like RLock's.
+ *
+ * @example
+ * ```ts
+ * const lock = redisson.getFairLock('ticket-desk');
+ * await lock.using((signal) => serve(signal), { waitTime: 30_000 }); // served in arrival order
+ * ```
  */
 export class FairLock extends BaseLock {
   /** @internal */

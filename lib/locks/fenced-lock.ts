@@ -5,7 +5,14 @@ import type { LockContext } from './context';
 import type { LockHandle } from './handle';
 import { RLock } from './rlock';
 
-/** A {@link LockHandle} of a {@link FencedLock}: its `fencingToken` is always set. */
+/**
+ * A {@link LockHandle} of a {@link FencedLock}: its `fencingToken` is always set.
+ * @example
+ * ```ts
+ * const handle: FencedLockHandle = await redisson.getFencedLock('ledger').acquire();
+ * await store.append(entry, handle.fencingToken); // a number, never undefined
+ * ```
+ */
 export type FencedLockHandle = LockHandle & {
   /** The token this acquisition drew, larger than every token drawn for the lock before. */
   readonly fencingToken: number;
@@ -22,6 +29,13 @@ const toTokenOrNull: Outcome<number | null> = (_lock, hold) => (hold === undefin
  * largest it has seen: a holder whose lease ran out while it was paused is then stopped by the store
  * even though the lock could not stop it. Everything else (hash, channel, unlock, watchdog) is an
  * {@link RLock}'s. Get one from `RedissonClient.getFencedLock`.
+ *
+ * @example
+ * ```ts
+ * const lock = redisson.getFencedLock('ledger');
+ * const token = await lock.lockAndGetToken();
+ * await store.append(entry, token).finally(() => lock.unlock()); // the store refuses older tokens
+ * ```
  */
 export class FencedLock extends RLock {
   /** @internal Use `RedissonClient.getFencedLock`. */
@@ -34,6 +48,12 @@ export class FencedLock extends RLock {
    * fencing token. Unlike Redisson's, a given `leaseTime` is applied.
    * @throws {InvalidArgumentError} for bad options, before anything is sent.
    * @throws {ClientClosedError} when the client shuts down first.
+   * @example
+   * ```ts
+   * const token = await lock.lockAndGetToken({ leaseTime: 10_000 });
+   * await store.append(entry, token);
+   * await lock.unlock();
+   * ```
    */
   lockAndGetToken(options?: LockOptions): Promise<number> {
     return rejectingThrows(() => {
@@ -48,6 +68,14 @@ export class FencedLock extends RLock {
    * acquisition's fencing token, or `null` if the lock stayed busy. Without `waitTime`: a single
    * attempt (Redisson's no-argument variant would wait forever).
    * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   * @throws {ClientClosedError} when the client shuts down first.
+   * @example
+   * ```ts
+   * const token = await lock.tryLockAndGetToken({ waitTime: 1_000 });
+   * if (token === null) return 'busy';
+   * await store.append(entry, token);
+   * await lock.unlock();
+   * ```
    */
   tryLockAndGetToken(options?: TryLockOptions): Promise<number | null> {
     return rejectingThrows(() => this.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toTokenOrNull));
@@ -56,6 +84,10 @@ export class FencedLock extends RLock {
   /**
    * The last token handed out, by any client; `null` if the lock was never acquired.
    * @throws {ClientClosedError} after shutdown.
+   * @example
+   * ```ts
+   * const latest = await lock.getToken(); // e.g. to seed a store's fencing check
+   * ```
    */
   async getToken(): Promise<number | null> {
     this.ctx.lifetime.throwIfAborted();
@@ -66,12 +98,31 @@ export class FencedLock extends RLock {
    * Acquires and resolves a handle carrying its `fencingToken`; waits as long as it takes.
    * @throws {LockAcquireTimeoutError} when a given `waitTime` runs out.
    * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   * @throws {ClientClosedError} when the client shuts down first.
+   * @example
+   * ```ts
+   * const handle = await lock.acquire({ waitTime: 5_000 });
+   * try {
+   *   await store.append(entry, handle.fencingToken);
+   * } finally {
+   *   await handle.release();
+   * }
+   * ```
    */
   override acquire(options?: AcquireOptions): Promise<FencedLockHandle> {
     return super.acquire(options) as Promise<FencedLockHandle>;
   }
 
-  /** Like {@link acquire}, but resolves `null` instead of timing out; no `waitTime`: a single attempt. */
+  /**
+   * Like {@link acquire}, but resolves `null` instead of timing out; no `waitTime`: a single attempt.
+   * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   * @throws {ClientClosedError} when the client shuts down first.
+   * @example
+   * ```ts
+   * await using handle = await lock.tryAcquire();
+   * if (handle) await store.append(entry, handle.fencingToken);
+   * ```
+   */
   override tryAcquire(options?: AcquireOptions): Promise<FencedLockHandle | null> {
     return super.tryAcquire(options) as Promise<FencedLockHandle | null>;
   }
@@ -82,6 +133,10 @@ export class FencedLock extends RLock {
    * that remembers older, larger tokens would refuse every new holder: prefer {@link forceUnlock},
    * which frees the lock and keeps the counter.
    * @throws {ClientClosedError} after shutdown.
+   * @example
+   * ```ts
+   * await lock.delete(); // only when retiring the lock: tokens restart at 1
+   * ```
    */
   async delete(): Promise<boolean> {
     this.ctx.lifetime.throwIfAborted();

@@ -89,6 +89,13 @@ export class LockHandle implements AsyncDisposable {
    * calls do nothing.
    * @throws {LockNotHeldError} on the first call, when the hold was lost or is gone from Redis.
    * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * await handle.release().catch((error: unknown) => {
+   *   if (error instanceof LockNotHeldError) console.warn('the lock was lost while held');
+   *   else throw error;
+   * });
+   * ```
    */
   release(): Promise<void> {
     if (this.releasing) return this.releasing.catch(() => undefined);

@@ -22,6 +22,13 @@ import { LockHandle } from './handle';
  *   the last one was taken fails the round. (Redisson instead stretches the leases to twice the wait
  *   while taking them and shortens them afterwards.)
  * - A handle's `signal` aborts as soon as any member is lost.
+ *
+ * @example
+ * ```ts
+ * const both = redisson.getMultiLock(redisson.getLock('account:1'), redisson.getLock('account:2'));
+ * // taken in name order, so no deadlock with another MultiLock over the same accounts
+ * await both.using((signal) => transfer(1, 2, signal), { waitTime: 5_000 });
+ * ```
  */
 export class MultiLock extends CompositeLock {
   /** The members in the order they are taken. */

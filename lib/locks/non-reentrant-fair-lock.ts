@@ -5,6 +5,14 @@ import { FairLock } from './fair-lock';
  * queue, channels and scripts as {@link FairLock}, but a re-acquire by the owner holding it rejects
  * at once with `LockReentryError` instead of re-entering; other owners wait in the queue as usual.
  * Get one from `RedissonClient.getNonReentrantFairLock`.
+ *
+ * @example
+ * ```ts
+ * const lock = redisson.getNonReentrantFairLock('queue-head');
+ * await lock.using(async () => {
+ *   await lock.tryLock(); // rejects with LockReentryError: this owner holds it already
+ * });
+ * ```
  */
 export class NonReentrantFairLock extends FairLock {
   /** @internal */

@@ -10,7 +10,18 @@ import { RLock } from './rlock';
  * `<clientId>:<threadId>`, i.e. the same owner scope or explicit `threadId`) already holds it, the
  * call rejects at once with {@link LockReentryError} instead of re-entering or waiting for itself,
  * and the existing hold is kept. Other owners wait as for an RLock. Get one from
- * `RedissonClient.getNonReentrantLock`.
+ * `RedissonClient.getNonReentrantLock`. Every acquiring method (`lock`, `tryLock`, `acquire`,
+ * `tryAcquire`, `using`) may therefore also reject with {@link LockReentryError}.
+ *
+ * @example
+ * ```ts
+ * const lock = redisson.getNonReentrantLock('nightly-export');
+ * await redisson.run(async () => {
+ *   await lock.lock();
+ *   await lock.lock().catch((error: unknown) => console.log(error instanceof LockReentryError)); // true
+ *   await lock.unlock(); // the first hold is still there
+ * });
+ * ```
  */
 export class NonReentrantLock extends RLock {
   /** @internal Use `RedissonClient.getNonReentrantLock`. */

@@ -63,6 +63,13 @@ async function renewReadBatch(scripts: ScriptRunner, batch: readonly Lease[], le
  * Readers share the lock; a writer excludes readers and other writers. Readers are preferred: a
  * waiting writer does not stop new readers. The writer's own thread may take read holds and keep
  * them after its write unlock (downgrade); a reader cannot upgrade.
+ *
+ * @example
+ * ```ts
+ * const rw = redisson.getReadWriteLock('catalog');
+ * const items = await rw.readLock().using(() => readCatalog());   // shared
+ * await rw.writeLock().using(() => writeCatalog([...items, item])); // exclusive
+ * ```
  */
 export class RReadWriteLock {
   private read: RReadLock | undefined;
@@ -75,12 +82,24 @@ export class RReadWriteLock {
     readonly name: string,
   ) {}
 
-  /** The shared lock: many readers at once, none while another thread writes. */
+  /**
+   * The shared lock: many readers at once, none while another thread writes. Always the same object.
+   * @example
+   * ```ts
+   * const read = redisson.getReadWriteLock('catalog').readLock();
+   * ```
+   */
   readLock(): RReadLock {
     return (this.read ??= new RReadLock(this.ctx, this.name));
   }
 
-  /** The exclusive lock: one writer, no reader of another thread. */
+  /**
+   * The exclusive lock: one writer, no reader of another thread. Always the same object.
+   * @example
+   * ```ts
+   * const write = redisson.getReadWriteLock('catalog').writeLock();
+   * ```
+   */
   writeLock(): RWriteLock {
     return (this.write ??= new RWriteLock(this.ctx, this.name));
   }
@@ -93,6 +112,13 @@ export class RReadWriteLock {
  *
  * `isLocked()` is true while any reader holds it (Redisson's rule); `forceUnlock()` deletes it only
  * while it is in read mode.
+ *
+ * @example
+ * ```ts
+ * const read = redisson.getReadWriteLock('catalog').readLock();
+ * const handle = await read.acquire({ waitTime: 2_000 }); // waits only while a writer holds it
+ * await handle.release();
+ * ```
  */
 export class RReadLock extends BaseLock {
   private readonly channel: string;
@@ -108,6 +134,11 @@ export class RReadLock extends BaseLock {
   /**
    * Deletes the lock if it is in read mode, whoever holds it, and wakes a waiter; resolves whether
    * it did. While a writer holds it nothing happens (nor is any local read hold declared lost).
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * const freed = await rw.readLock().forceUnlock(); // false while a writer holds it
+   * ```
    */
   override async forceUnlock(): Promise<boolean> {
     this.ctx.lifetime.throwIfAborted();
@@ -116,7 +147,14 @@ export class RReadLock extends BaseLock {
     return existed;
   }
 
-  /** Whether any reader holds the lock (also the writer's own thread, after or while writing). */
+  /**
+   * Whether any reader holds the lock (also the writer's own thread, after or while writing).
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * if (await rw.readLock().isLocked()) console.log('readers are in');
+   * ```
+   */
   override async isLocked(): Promise<boolean> {
     this.ctx.lifetime.throwIfAborted();
     return isReadWriteLocked(this.ctx.scripts, this.name, 'read');
@@ -166,6 +204,16 @@ export class RReadLock extends BaseLock {
  *
  * `isLocked()` is true while a writer holds it; `forceUnlock()` deletes it only while it is in
  * write mode (with the writer's own read holds).
+ *
+ * @example
+ * ```ts
+ * await redisson.run(async () => {
+ *   await rw.writeLock().lock();
+ *   await rw.readLock().lock();    // the writer may read too
+ *   await rw.writeLock().unlock(); // downgrade: still reading; other readers may join now
+ *   await rw.readLock().unlock();
+ * });
+ * ```
  */
 export class RWriteLock extends BaseLock {
   private readonly channel: string;
@@ -178,7 +226,14 @@ export class RWriteLock extends BaseLock {
     this.channel = readWriteLockChannel(name);
   }
 
-  /** Whether a writer holds the lock. */
+  /**
+   * Whether a writer holds the lock.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * if (await rw.writeLock().isLocked()) console.log('a write is in progress');
+   * ```
+   */
   override async isLocked(): Promise<boolean> {
     this.ctx.lifetime.throwIfAborted();
     return isReadWriteLocked(this.ctx.scripts, this.name, 'write');
@@ -187,6 +242,11 @@ export class RWriteLock extends BaseLock {
   /**
    * Deletes the lock if a writer holds it, whoever that is, and wakes every waiter; resolves whether
    * it did. The writer's own read holds go with it.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * const freed = await rw.writeLock().forceUnlock(); // false unless a writer holds it
+   * ```
    */
   override async forceUnlock(): Promise<boolean> {
     this.ctx.lifetime.throwIfAborted();

@@ -8,10 +8,21 @@ import { LockHandle } from './handle';
 /**
  * How long a member's reply may take beyond its wait before the member counts as `timed-out` and its
  * acquisition is cut short (undone if it lands later). Redisson's default response timeout.
+ * @example
+ * ```ts
+ * // with a member down, one round of tryLock() settles after about this long
+ * const roundBoundMs = MEMBER_REPLY_BOUND_MS;
+ * ```
  */
 export const MEMBER_REPLY_BOUND_MS = 3_000;
 
-/** Clock drift allowed for, in ms: 1 % of the lease plus 2 ms (the Redlock algorithm's figure). */
+/**
+ * Clock drift allowed for, in ms: 1 % of the lease plus 2 ms (the Redlock algorithm's figure).
+ * @example
+ * ```ts
+ * clockDrift(30_000); // 302: a 30 s lease counts as valid for at most 29.698 s minus the time spent acquiring
+ * ```
+ */
 export function clockDrift(leaseTime: number): number {
   return Math.floor(leaseTime * 0.01) + 2;
 }
@@ -22,6 +33,13 @@ const retryDelay = (): number => 20 + Math.random() * 100;
 /**
  * A {@link LockHandle} of a RedLock, which also tells how much of the majority it got and for how
  * long the hold is valid.
+ *
+ * @example
+ * ```ts
+ * const handle = await redLock.acquire({ waitTime: 1_000, leaseTime: 10_000 });
+ * console.log(`${handle.held} members, valid for ${handle.validity} ms`);
+ * await handle.release();
+ * ```
  */
 export class RedLockHandle extends LockHandle {
   /** @internal Made by `RedLock.acquire`. */
@@ -60,9 +78,17 @@ export class RedLockHandle extends LockHandle {
  *
  * Read the README before relying on it: Redisson deprecates RedLock, and the algorithm assumes
  * bounded clock drift and process pauses and gives no fencing token.
+ *
+ * @example
+ * ```ts
+ * // `redisson`, `b` and `c`: clients of three independent Redis servers
+ * const redLock = redisson.getRedLock(redisson.getLock('job'), b.getLock('job'), c.getLock('job'));
+ * console.log(redLock.quorum); // 2
+ * await redLock.using(() => runJob(), { waitTime: 2_000 }); // QuorumError if no majority in time
+ * ```
  */
 export class RedLock extends CompositeLock {
-  /** Members needed: N/2 + 1. */
+  /** Members needed: N/2 + 1 (integer division), e.g. 2 of 3 or 3 of 5. */
   readonly quorum: number;
 
   /** @internal Use `RedissonClient.getRedLock`. */
@@ -166,12 +192,37 @@ export class RedLock extends CompositeLock {
     return new RedLockHandle(this, threadId, hold, taken.handles.length, taken.validity ?? 0);
   }
 
-  /** Acquires a majority; see {@link CompositeLock.acquire}. Resolves a {@link RedLockHandle}. */
+  /**
+   * Acquires a majority; see {@link CompositeLock.acquire}. Resolves a {@link RedLockHandle}.
+   * @throws {QuorumError} when the wait ends without a valid majority (each member's outcome inside).
+   * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   * @throws {ClientClosedError} when the client (or a member's client) is shut down.
+   * @example
+   * ```ts
+   * const handle = await redLock.acquire({ waitTime: 2_000, leaseTime: 10_000 });
+   * try {
+   *   await runJob(handle.signal); // aborts when validity runs out or the majority is lost
+   * } finally {
+   *   await handle.release();
+   * }
+   * ```
+   */
   override acquire(options?: Parameters<CompositeLock['acquire']>[0]): Promise<RedLockHandle> {
     return super.acquire(options) as Promise<RedLockHandle>;
   }
 
-  /** See {@link CompositeLock.tryAcquire}. Resolves a {@link RedLockHandle} or `null`. */
+  /**
+   * See {@link CompositeLock.tryAcquire}. Resolves a {@link RedLockHandle} or `null` (no valid
+   * majority in time).
+   * @throws {InvalidArgumentError} for bad options, before anything is sent.
+   * @throws {ClientClosedError} when the client (or a member's client) is shut down.
+   * @example
+   * ```ts
+   * const handle = await redLock.tryAcquire({ leaseTime: 10_000 }); // one round of single attempts
+   * if (handle === null) return 'another process runs the job';
+   * await using _held = handle;
+   * ```
+   */
   override tryAcquire(options?: Parameters<CompositeLock['tryAcquire']>[0]): Promise<RedLockHandle | null> {
     return super.tryAcquire(options) as Promise<RedLockHandle | null>;
   }

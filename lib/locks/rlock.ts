@@ -25,6 +25,12 @@ const RLOCK_WAKE: WakePolicy = LocalHandOff.over(wakeByMessage([READ_UNLOCK_MESS
  * The owner of a call is, in order: its `threadId` option, the current owner scope
  * (`redisson.run`, `lock.using`), else, to acquire, a fresh id; to release or query, the id of this
  * client's unscoped acquisition of the lock still held.
+ *
+ * @example
+ * ```ts
+ * const lock = redisson.getLock('invoice:42');
+ * const sent = await lock.using(() => sendInvoice(42), { waitTime: 5_000 });
+ * ```
  */
 export class RLock extends BaseLock {
   /** Channel of the release messages, used by every acquisition and release. */

@@ -11,6 +11,10 @@ import { HASH_LOCK } from './rlock';
 /**
  * Redisson's exponential back-off: the first pause is `initialDelay`; each next one is the previous
  * times `multiplier` plus a random jitter of 0 to n-1 ms (n: pauses so far), capped at `maxDelay`.
+ * @example
+ * ```ts
+ * const lock = redisson.getSpinLock('sync', { type: 'exponential', initialDelay: 5, maxDelay: 500 });
+ * ```
  */
 export interface ExponentialBackOffOptions {
   /** Selects this back-off. */
@@ -32,7 +36,13 @@ export interface ExponentialBackOffOptions {
   multiplier?: number;
 }
 
-/** The same pause between every two attempts. */
+/**
+ * The same pause between every two attempts.
+ * @example
+ * ```ts
+ * const lock = redisson.getSpinLock('sync', { type: 'constant', delay: 50 });
+ * ```
+ */
 export interface ConstantBackOffOptions {
   /** Selects this back-off. */
   type: 'constant';
@@ -47,6 +57,11 @@ export interface ConstantBackOffOptions {
  * How a {@link SpinLock} paces its attempts while the lock is busy (Redisson's `LockOptions.BackOff`).
  * Each pause is also cut short by the holder's remaining lease and by the call's `waitTime`.
  * @default { type: 'exponential', initialDelay: 1, maxDelay: 128, multiplier: 2 }
+ * @example
+ * ```ts
+ * const backOff: BackOffOptions = busy ? { type: 'constant', delay: 200 } : { type: 'exponential' };
+ * const lock = redisson.getSpinLock('sync', backOff);
+ * ```
  */
 export type BackOffOptions = ExponentialBackOffOptions | ConstantBackOffOptions;
 
@@ -140,6 +155,14 @@ function shown(value: unknown): string {
  *
  * An RLock waiter on the same name is not woken by a spin-lock release; it notices within its
  * holder's remaining lease, as with a Redisson spin lock.
+ *
+ * @example
+ * ```ts
+ * const lock = redisson.getSpinLock(`tenant:${id}`); // no subscription per tenant
+ * if (await lock.tryLock({ waitTime: 2_000 })) {
+ *   try { await rebuild(id); } finally { await lock.unlock(); }
+ * }
+ * ```
  */
 export class SpinLock extends BaseLock {
   /** @internal Never used: a spin lock has no channel. */

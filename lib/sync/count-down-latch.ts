@@ -20,6 +20,14 @@ export const LATCH_RECHECK_MS = 5_000;
  *
  * Every waiter wakes on every message and re-checks the count, so all of them return once it is
  * zero (or the latch was deleted), in every process.
+ *
+ * @example
+ * ```ts
+ * const latch = redisson.getCountDownLatch('migration-done');
+ * await latch.trySetCount(1);
+ * // in the migrating process: await latch.countDown();
+ * if (!(await latch.await({ waitTime: 60_000 }))) throw new Error('migration still running');
+ * ```
  */
 export class RCountDownLatch {
   private readonly channel: string;
@@ -36,6 +44,11 @@ export class RCountDownLatch {
   /**
    * Sets the count unless a count is set (a latch still closed); resolves whether it did.
    * @throws {InvalidArgumentError} unless `count` is a positive integer up to 2^31-1.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * if (!(await latch.trySetCount(3))) console.log('another process set it first');
+   * ```
    */
   async trySetCount(count: number): Promise<boolean> {
     checkPermits(count, 'count', 1);
@@ -43,13 +56,28 @@ export class RCountDownLatch {
     return trySetCount(this.ctx.scripts, this.name, count);
   }
 
-  /** Counts down by one; at zero the latch opens, its key goes and every waiter is woken. */
+  /**
+   * Counts down by one; at zero the latch opens, its key goes and every waiter is woken. On an open
+   * latch it does nothing.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * await latch.countDown();
+   * ```
+   */
   async countDown(): Promise<void> {
     this.ctx.lifetime.throwIfAborted();
     await countDown(this.ctx.scripts, this.name);
   }
 
-  /** The count now (0: open). */
+  /**
+   * The count now (0: open).
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * console.log(`${await latch.getCount()} still to go`);
+   * ```
+   */
   async getCount(): Promise<number> {
     this.ctx.lifetime.throwIfAborted();
     return latchCount(this.ctx.scripts, this.name);
@@ -57,6 +85,11 @@ export class RCountDownLatch {
 
   /**
    * Deletes the latch, which opens it (waiters are woken and find zero); resolves whether it existed.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * await latch.delete(); // releases every waiter, e.g. when aborting a job
+   * ```
    */
   async delete(): Promise<boolean> {
     this.ctx.lifetime.throwIfAborted();
@@ -68,6 +101,12 @@ export class RCountDownLatch {
    * out first (`waitTime: 0`: a single check). Without `waitTime` it waits as long as it takes.
    * @throws {InvalidArgumentError} for bad options, before anything is sent.
    * @throws {ClientClosedError} when the client shuts down first.
+   * @example
+   * ```ts
+   * await latch.await();                                      // as long as it takes
+   * const open = await latch.await({ waitTime: 0 });          // a single check
+   * await latch.await({ signal: AbortSignal.timeout(5_000) }); // rejects with the abort reason
+   * ```
    */
   await(options?: LatchAwaitOptions): Promise<boolean> {
     return rejectingThrows(() => {

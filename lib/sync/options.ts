@@ -1,10 +1,22 @@
 import { InvalidArgumentError } from '../errors';
 import { MAX_TIME_MS, checkInteger, checkOptionKeys } from '../options';
 
-/** Largest permit count or latch count accepted: Java's `int` maximum, as in Redisson (2^31-1). */
+/**
+ * Largest permit count or latch count accepted: Java's `int` maximum, as in Redisson (2^31-1).
+ * @example
+ * ```ts
+ * await redisson.getSemaphore('unbounded').trySetPermits(MAX_PERMITS);
+ * ```
+ */
 export const MAX_PERMITS = 2 ** 31 - 1;
 
-/** Options of a semaphore's `acquire()` and `tryAcquire()`. */
+/**
+ * Options of a semaphore's `acquire()` and `tryAcquire()`.
+ * @example
+ * ```ts
+ * const handle = await semaphore.acquire({ waitTime: 5_000, signal: request.signal });
+ * ```
+ */
 export interface SemaphoreAcquireOptions {
   /**
    * Longest time in ms to wait for the permits. `acquire` waits as long as it takes without it;
@@ -12,11 +24,20 @@ export interface SemaphoreAcquireOptions {
    * @default no limit in `acquire()` and `using()`; a single attempt in `tryAcquire()`
    */
   waitTime?: number;
-  /** Aborts the wait; the call then rejects with `signal.reason`. */
+  /**
+   * Aborts the wait; the call then rejects with `signal.reason`.
+   * @default none
+   */
   signal?: AbortSignal;
 }
 
-/** Options of `RSemaphore.using()`. */
+/**
+ * Options of `RSemaphore.using()`.
+ * @example
+ * ```ts
+ * await semaphore.using(() => bulkLoad(), { permits: 3, waitTime: 10_000 });
+ * ```
+ */
 export interface SemaphoreUsingOptions extends SemaphoreAcquireOptions {
   /**
    * Permits to hold while the callback runs.
@@ -25,7 +46,13 @@ export interface SemaphoreUsingOptions extends SemaphoreAcquireOptions {
   permits?: number;
 }
 
-/** Options of a permit-expirable semaphore's `acquire()` and `tryAcquire()`. */
+/**
+ * Options of a permit-expirable semaphore's `acquire()` and `tryAcquire()`.
+ * @example
+ * ```ts
+ * const permit = await redisson.getPermitExpirableSemaphore('slots').acquire({ leaseTime: 30_000 });
+ * ```
+ */
 export interface ExpirableAcquireOptions extends SemaphoreAcquireOptions {
   /**
    * Lease in ms after which Redis takes the permits back by itself. Without it (and without
@@ -42,7 +69,13 @@ export interface ExpirableAcquireOptions extends SemaphoreAcquireOptions {
   watchdog?: boolean;
 }
 
-/** Options of `RPermitExpirableSemaphore.using()`. */
+/**
+ * Options of `RPermitExpirableSemaphore.using()`.
+ * @example
+ * ```ts
+ * await redisson.getPermitExpirableSemaphore('slots').using(() => work(), { permits: 2, watchdog: true });
+ * ```
+ */
 export interface ExpirableUsingOptions extends ExpirableAcquireOptions {
   /**
    * Permits to hold while the callback runs.
@@ -51,7 +84,13 @@ export interface ExpirableUsingOptions extends ExpirableAcquireOptions {
   permits?: number;
 }
 
-/** Options of `RSemaphore.trySetPermits()`. */
+/**
+ * Options of `RSemaphore.trySetPermits()`.
+ * @example
+ * ```ts
+ * await redisson.getSemaphore('daily-quota').trySetPermits(1_000, { ttl: 86_400_000 });
+ * ```
+ */
 export interface TrySetPermitsOptions {
   /**
    * Time-to-live in ms of the semaphore key; without it the key never expires.
@@ -60,14 +99,23 @@ export interface TrySetPermitsOptions {
   ttl?: number;
 }
 
-/** Options of `RCountDownLatch.await()`. */
+/**
+ * Options of `RCountDownLatch.await()`.
+ * @example
+ * ```ts
+ * const open = await redisson.getCountDownLatch('ready').await({ waitTime: 30_000 });
+ * ```
+ */
 export interface LatchAwaitOptions {
   /**
    * Longest time in ms to wait for the count to reach zero; without it, as long as it takes.
    * @default no limit
    */
   waitTime?: number;
-  /** Aborts the wait; the call then rejects with `signal.reason`. */
+  /**
+   * Aborts the wait; the call then rejects with `signal.reason`.
+   * @default none
+   */
   signal?: AbortSignal;
 }
 

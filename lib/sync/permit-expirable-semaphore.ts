@@ -85,6 +85,14 @@ function parseIds(ids: unknown): Buffer[] {
  * leases it for `lockWatchdogTimeout` and renews it while the client lives, so a crashed holder's
  * permit comes back within one lease; its handle's `signal` aborts with `LockLostError` if it is
  * lost. Expiry uses this host's wall clock, as Redisson's does: keep the hosts' clocks in sync.
+ *
+ * @example
+ * ```ts
+ * const workers = redisson.getPermitExpirableSemaphore('render-workers');
+ * await workers.trySetPermits(4);
+ * // a crashed holder's permit comes back within one watchdog lease
+ * await workers.using((signal) => render(job, { signal }), { watchdog: true, waitTime: 60_000 });
+ * ```
  */
 export class RPermitExpirableSemaphore {
   private readonly channel: string;
@@ -106,6 +114,12 @@ export class RPermitExpirableSemaphore {
    * @throws {LockAcquireTimeoutError} when a given `waitTime` runs out.
    * @throws {InvalidArgumentError} for a count that is not a positive integer up to 2^31-1 or bad options, before anything is sent.
    * @throws {ClientClosedError} when the client shuts down first.
+   * @example
+   * ```ts
+   * const permit = await semaphore.acquire({ leaseTime: 30_000, waitTime: 5_000 });
+   * await processBatch(permit.permitId); // Redis takes the permit back after 30 s at the latest
+   * await permit.release();
+   * ```
    */
   acquire(options?: ExpirableAcquireOptions): Promise<PermitHandle>;
   acquire(permits: number, options?: ExpirableAcquireOptions): Promise<PermitHandle>;
@@ -125,6 +139,13 @@ export class RPermitExpirableSemaphore {
    * Tries to acquire `permits` (default 1), waiting up to `waitTime` ms (default: a single
    * attempt); resolves a handle, or `null` when they could not be had in time.
    * @throws {InvalidArgumentError} for a count that is not a positive integer up to 2^31-1 or bad options, before anything is sent.
+   * @throws {ClientClosedError} when the client shuts down first.
+   * @example
+   * ```ts
+   * const permits = await semaphore.tryAcquire(2, { watchdog: true });
+   * if (permits === null) return 'busy';
+   * console.log(permits.permitIds); // two ids, 32 hex characters each
+   * ```
    */
   tryAcquire(options?: ExpirableAcquireOptions): Promise<PermitHandle | null>;
   tryAcquire(permits: number, options?: ExpirableAcquireOptions): Promise<PermitHandle | null>;
@@ -145,6 +166,13 @@ export class RPermitExpirableSemaphore {
    * @throws {LockNotHeldError} when the permits were lost before `fn` finished.
    * @throws {LockAcquireTimeoutError} when a given `waitTime` runs out.
    * @throws {InvalidArgumentError} for bad options or a missing function, before anything is sent.
+   * @throws {ClientClosedError} when the client shuts down first.
+   * @example
+   * ```ts
+   * await semaphore.using(async (signal) => {
+   *   await upload(file, { signal }); // aborted if the permit's lease is lost
+   * }, { leaseTime: 60_000 });
+   * ```
    */
   async using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: ExpirableUsingOptions): Promise<T> {
     if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');
@@ -159,6 +187,13 @@ export class RPermitExpirableSemaphore {
    * @throws {LockNotHeldError} when a permit was already released, had expired or never existed
    *   (Redisson throws IllegalArgumentException there).
    * @throws {InvalidArgumentError} for an id that is not 32 hex characters, before anything is sent.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * const permit = await semaphore.acquire();
+   * // ...elsewhere, given only the id:
+   * await semaphore.release(permit.permitId!);
+   * ```
    */
   async release(ids: string | readonly string[]): Promise<void> {
     if (!(await this.tryRelease(ids))) {
@@ -174,6 +209,11 @@ export class RPermitExpirableSemaphore {
    * Releases permits by id; resolves whether they were held. Several ids are released all or none.
    * An expired permit not yet reclaimed is released too, but resolves `false` (Redisson's rule).
    * @throws {InvalidArgumentError} for an id that is not 32 hex characters, before anything is sent.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * if (!(await semaphore.tryRelease(permit.permitIds))) console.warn('already expired or released');
+   * ```
    */
   async tryRelease(ids: string | readonly string[]): Promise<boolean> {
     const buffers = parseIds(ids);
@@ -187,17 +227,38 @@ export class RPermitExpirableSemaphore {
     return (await releaseManyExpirable(this.ctx.scripts, this.name, buffers, now)) > 0;
   }
 
-  /** Permits available now, after reclaiming expired ones (0 when the semaphore does not exist). */
+  /**
+   * Permits available now, after reclaiming expired ones (0 when the semaphore does not exist).
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * console.log(`${await semaphore.availablePermits()} free`);
+   * ```
+   */
   async availablePermits(): Promise<number> {
     return (await this.counts()).available;
   }
 
-  /** Permits acquired and not expired, after reclaiming expired ones. */
+  /**
+   * Permits acquired and not expired, after reclaiming expired ones.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * console.log(`${await semaphore.acquiredPermits()} in use`);
+   * ```
+   */
   async acquiredPermits(): Promise<number> {
     return (await this.counts()).acquired;
   }
 
-  /** All permits, available and acquired, after reclaiming expired ones (0 when it does not exist). */
+  /**
+   * All permits, available and acquired, after reclaiming expired ones (0 when it does not exist).
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * const total = await semaphore.getPermits(); // availablePermits() + acquiredPermits()
+   * ```
+   */
   async getPermits(): Promise<number> {
     const counts = await this.counts();
     return counts.exists ? counts.available + counts.acquired : 0;
@@ -206,6 +267,11 @@ export class RPermitExpirableSemaphore {
   /**
    * Creates the semaphore with `permits` available unless it exists; resolves whether it did.
    * @throws {InvalidArgumentError} unless `permits` is an integer from 0 to 2^31-1.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * await semaphore.trySetPermits(4); // false, and nothing changes, if it exists already
+   * ```
    */
   async trySetPermits(permits: number): Promise<boolean> {
     checkPermits(permits, 'permits', 0);
@@ -216,6 +282,11 @@ export class RPermitExpirableSemaphore {
   /**
    * Deletes the semaphore and every acquired permit (Redisson's `delete`); resolves whether it
    * existed. Watchdog permits of this client are then reported lost at their next renewal.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * await semaphore.delete();
+   * ```
    */
   async delete(): Promise<boolean> {
     this.ctx.lifetime.throwIfAborted();
@@ -226,6 +297,11 @@ export class RPermitExpirableSemaphore {
    * Makes the total (available + acquired) `permits`, creating the semaphore if needed; the
    * available count may go negative while more are acquired.
    * @throws {InvalidArgumentError} unless `permits` is an integer from 0 to 2^31-1.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * await semaphore.setPermits(8); // 8 in all, however many are acquired now
+   * ```
    */
   async setPermits(permits: number): Promise<void> {
     checkPermits(permits, 'permits', 0);
@@ -236,6 +312,11 @@ export class RPermitExpirableSemaphore {
   /**
    * Adds `permits` available permits (negative: removes them).
    * @throws {InvalidArgumentError} unless `permits` is an integer within ±(2^31-1).
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * await semaphore.addPermits(2);
+   * ```
    */
   async addPermits(permits: number): Promise<void> {
     checkDelta(permits, 'permits');
@@ -247,6 +328,12 @@ export class RPermitExpirableSemaphore {
    * Gives an acquired permit a lease of `leaseTime` ms from now; resolves whether the permit exists.
    * A watchdog permit of this client stops being renewed and keeps this lease.
    * @throws {InvalidArgumentError} for a malformed id or a lease that is not an integer from 1 to 2^31-1 ms.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * const permit = await semaphore.acquire({ leaseTime: 10_000 });
+   * await semaphore.updateLeaseTime(permit.permitId!, 60_000); // needs longer: 60 s from now
+   * ```
    */
   async updateLeaseTime(id: string, leaseTime: number): Promise<boolean> {
     const [buffer] = parseIds(id);
@@ -264,6 +351,11 @@ export class RPermitExpirableSemaphore {
    * Ms left on a permit's lease; -1 when it never expires.
    * @throws {LockNotHeldError} when there is no such permit (released, expired or never acquired).
    * @throws {InvalidArgumentError} for a malformed id, before anything is sent.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * const left = await semaphore.getLeaseTime(permit.permitId!); // -1: never expires
+   * ```
    */
   async getLeaseTime(id: string): Promise<number> {
     const [buffer] = parseIds(id);

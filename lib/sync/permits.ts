@@ -32,6 +32,13 @@ export class PermitGrant extends Lease {
  * `[Symbol.asyncDispose]`) that also tells which permits it holds. `release()` gives them back
  * exactly once. Its `signal` aborts with `LockLostError` only for expirable permits with a lease
  * that were lost (expired, reclaimed or removed behind the holder's back).
+ *
+ * @example
+ * ```ts
+ * const handle = await redisson.getPermitExpirableSemaphore('slots').acquire(2, { leaseTime: 60_000 });
+ * console.log(handle.permits, handle.permitIds); // 2, two ids of 32 hex characters
+ * await handle.release();                        // both at once; later calls do nothing
+ * ```
  */
 export class PermitHandle extends LockHandle {
   /** Permits this handle holds. */
@@ -46,7 +53,13 @@ export class PermitHandle extends LockHandle {
     this.permitIds = grant.ids.map((id) => id.toString('hex'));
   }
 
-  /** The id of the first permit (Redisson's `acquire()` returns it); `undefined` for a plain semaphore. */
+  /**
+   * The id of the first permit (Redisson's `acquire()` returns it); `undefined` for a plain semaphore.
+   * @example
+   * ```ts
+   * const left = await semaphore.getLeaseTime(handle.permitId!);
+   * ```
+   */
   get permitId(): string | undefined {
     return this.permitIds[0];
   }

@@ -37,6 +37,13 @@ const UNLEASED: LeaseKind = { noun: 'Permit', renew: (batch) => Promise.resolve(
  * Permits have no owner and no lease: whoever releases adds permits, and permits taken by a
  * process that dies are gone until someone adds them back. Use `RPermitExpirableSemaphore` when a
  * crashed holder's permits must come back.
+ *
+ * @example
+ * ```ts
+ * const db = redisson.getSemaphore('db-connections');
+ * await db.trySetPermits(10);
+ * const rows = await db.using(() => runQuery(sql), { waitTime: 5_000 }); // one of 10 at a time
+ * ```
  */
 export class RSemaphore {
   private readonly channel: string;
@@ -56,6 +63,15 @@ export class RSemaphore {
    * @throws {LockAcquireTimeoutError} when a given `waitTime` runs out.
    * @throws {InvalidArgumentError} for a negative, fractional or too large count or bad options, before anything is sent.
    * @throws {ClientClosedError} when the client shuts down first.
+   * @example
+   * ```ts
+   * const handle = await semaphore.acquire(2, { waitTime: 10_000 });
+   * try {
+   *   await copyInTwoStreams();
+   * } finally {
+   *   await handle.release(); // gives back both permits
+   * }
+   * ```
    */
   acquire(options?: SemaphoreAcquireOptions): Promise<PermitHandle>;
   acquire(permits: number, options?: SemaphoreAcquireOptions): Promise<PermitHandle>;
@@ -75,6 +91,13 @@ export class RSemaphore {
    * Tries to take `permits` (default 1), waiting up to `waitTime` ms (default: a single attempt);
    * resolves a handle, or `null` when they could not be had in time.
    * @throws {InvalidArgumentError} for a negative, fractional or too large count or bad options, before anything is sent.
+   * @throws {ClientClosedError} when the client shuts down first.
+   * @example
+   * ```ts
+   * const handle = await semaphore.tryAcquire();
+   * if (handle === null) return 'too many requests';
+   * await using _permit = handle; // given back when the block ends
+   * ```
    */
   tryAcquire(options?: SemaphoreAcquireOptions): Promise<PermitHandle | null>;
   tryAcquire(permits: number, options?: SemaphoreAcquireOptions): Promise<PermitHandle | null>;
@@ -93,6 +116,11 @@ export class RSemaphore {
    * Runs `fn` holding `permits` (default 1) and gives them back afterwards, whatever `fn` does.
    * @throws {LockAcquireTimeoutError} when a given `waitTime` runs out.
    * @throws {InvalidArgumentError} for bad options or a missing function, before anything is sent.
+   * @throws {ClientClosedError} when the client shuts down first.
+   * @example
+   * ```ts
+   * const page = await semaphore.using(() => fetchPage(url), { permits: 1, waitTime: 30_000 });
+   * ```
    */
   async using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: SemaphoreUsingOptions): Promise<T> {
     if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');
@@ -106,6 +134,11 @@ export class RSemaphore {
    * Adds `permits` (default 1) and wakes waiters; allowed without a matching acquisition (no upper
    * bound), as in Redisson. `0` does nothing.
    * @throws {InvalidArgumentError} for a negative, fractional or too large count, before anything is sent.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * await semaphore.release(3); // three more permits, whoever took them
+   * ```
    */
   async release(permits = 1): Promise<void> {
     checkPermits(permits, 'permits', 0);
@@ -116,6 +149,11 @@ export class RSemaphore {
   /**
    * Like {@link release}, but only if the semaphore exists; resolves whether it did.
    * @throws {InvalidArgumentError} for a count that is not a positive integer up to 2^31-1.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * if (!(await semaphore.releaseIfExists())) console.warn('the semaphore was deleted meanwhile');
+   * ```
    */
   async releaseIfExists(permits = 1): Promise<boolean> {
     checkPermits(permits, 'permits', 1);
@@ -123,13 +161,29 @@ export class RSemaphore {
     return releasePermitsIfExists(this.ctx.scripts, this.name, permits);
   }
 
-  /** Permits available now (0 when the semaphore does not exist; negative after `addPermits(-n)`). */
+  /**
+   * Permits available now (0 when the semaphore does not exist; negative after `addPermits(-n)`).
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * console.log(`${await semaphore.availablePermits()} permits free`);
+   * ```
+   */
   async availablePermits(): Promise<number> {
     this.ctx.lifetime.throwIfAborted();
     return availablePermits(this.ctx.scripts, this.name);
   }
 
-  /** Takes every available permit; resolves how many there were. */
+  /**
+   * Takes every available permit; resolves how many there were. They are not tied to a handle:
+   * give them back with {@link release}.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * const drained = await semaphore.drainPermits(); // maintenance: nobody else gets in
+   * await semaphore.release(drained);
+   * ```
+   */
   async drainPermits(): Promise<number> {
     this.ctx.lifetime.throwIfAborted();
     return drainPermits(this.ctx.scripts, this.name);
@@ -139,6 +193,11 @@ export class RSemaphore {
    * Creates the semaphore with `permits` unless it exists (with a key TTL of `ttl` ms if given);
    * resolves whether it did.
    * @throws {InvalidArgumentError} for a negative, fractional or too large count or bad options.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * await semaphore.trySetPermits(5, { ttl: 86_400_000 }); // only the first caller sets it; gone after a day
+   * ```
    */
   async trySetPermits(permits: number, options?: TrySetPermitsOptions): Promise<boolean> {
     checkPermits(permits, 'permits', 0);
@@ -151,6 +210,11 @@ export class RSemaphore {
    * Adds `permits` (negative: removes; the count may go below zero) and wakes waiters. Like
    * Redisson, it rewrites the count, which drops a TTL set by `trySetPermits`.
    * @throws {InvalidArgumentError} unless `permits` is an integer within ±(2^31-1).
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * await semaphore.addPermits(-2); // shrink the pool by two
+   * ```
    */
   async addPermits(permits: number): Promise<void> {
     checkDelta(permits, 'permits');
@@ -161,6 +225,11 @@ export class RSemaphore {
   /**
    * Deletes the semaphore (Redisson's `delete`); resolves whether it existed. Permits held now are
    * not told: a plain semaphore's permits have no owner.
+   * @throws {ClientClosedError} after the client's `shutdown()`.
+   * @example
+   * ```ts
+   * await semaphore.delete(); // the next trySetPermits() sets a fresh count
+   * ```
    */
   async delete(): Promise<boolean> {
     this.ctx.lifetime.throwIfAborted();
