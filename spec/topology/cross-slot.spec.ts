@@ -24,7 +24,12 @@ describe.each(['on', 'off'] as const)('every primitive on a Cluster, shardedPubS
   let logged: string[];
   let clients: RedissonClient[];
   const make = (options: RedissonOptions = {}): RedissonClient => {
-    const logger = { debug: (message: string, meta?: unknown) => logged.push(`${message} ${String((meta as { error?: unknown })?.error ?? '')}`) };
+    const logger = {
+      debug: (message: string, details?: Record<string, unknown>) => {
+        const error = details?.error;
+        logged.push(`${message} ${error instanceof Error ? error.message : JSON.stringify(error ?? '')}`);
+      },
+    };
     const client = cluster.client({ shardedPubSub: sharded, logger, lockWatchdogTimeout: 1_500, ...options });
     clients.push(client);
     return client;
