@@ -6,6 +6,9 @@ import { packageVersion } from './adapters.mjs';
 import { barChart } from './svg.mjs';
 
 const IO = 'ioredisson';
+// The README is also the npm registry page, where relative links break: link the repository.
+const REPO_FILES = 'https://github.com/ioredisson/ioredisson';
+const REPO_RAW = 'https://raw.githubusercontent.com/ioredisson/ioredisson';
 /** The fair lock's adapter. */
 const FAIR = 'ioredisson-fair';
 
@@ -310,10 +313,10 @@ export async function writeResults(results, outDir, fullRun) {
   results.machine ??= await machine(results.redisVersion); // kept when re-rendering a saved run
   results.targets = evaluateTargets(results);
   await mkdir(outDir, { recursive: true });
-  const uniq = results.adapters
+  const packages = results.adapters
     .filter((a) => a.pkg !== 'ioredis')
-    .map((a) => `${a.pkg}@${a.version ?? '?'}${a.error ? ` (not run: ${a.error})` : ''}`)
-    .join(', ') + `; the raw baseline and the PING floor use ioredis@${results.machine.ioredis}`;
+    .map((a) => `${a.pkg}@${a.version ?? '?'}${a.error ? ` (not run: ${a.error})` : ''}`);
+  const uniq = [...new Set(packages)].join(', ') + `; the raw baseline and the PING floor use ioredis@${results.machine.ioredis}`;
   const md = [
     '# ioredisson benchmark results',
     '',
@@ -354,9 +357,9 @@ export async function writeResults(results, outDir, fullRun) {
     summaryTable(results),
     '',
     `Targets met: ${results.targets.filter((t) => t.met).length} of ${results.targets.length}. ` +
-      'Every table, the targets and the method: [bench/results/latest.md](bench/results/latest.md).',
+      `Every table, the targets and the method: [bench/results/latest.md](${REPO_FILES}/blob/main/bench/results/latest.md).`,
     '',
-    '![](bench/results/latest.svg)',
+    `![Benchmark chart](${REPO_RAW}/main/bench/results/latest.svg)`,
     '',
     `Packages: ${uniq}.`,
     '',
