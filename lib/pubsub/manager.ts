@@ -221,11 +221,17 @@ export class PubSubManager {
   private leave(name: string, entry: ChannelEntry): void {
     entry.refs -= 1;
     if (entry.refs > 0) return;
-    setImmediate(() => {
-      if (entry.refs > 0 || this.entries.get(name) !== entry || this.lifetime.signal.aborted) return;
-      this.entries.delete(name);
-      this.send('unsubscribe', [name]).catch((error: unknown) => this.settings.onError(error, `UNSUBSCRIBE ${name}`));
-    });
+    // An UNSUBSCRIBE sent before its SUBSCRIBE completed can be lost (a cluster's sharded subscriber
+    // connects to each node when first needed), leaving the channel subscribed: wait for it first.
+    if (entry.confirmed) setImmediate(() => this.dropIfUnused(name, entry));
+    else entry.subscribed.then(() => this.dropIfUnused(name, entry), () => undefined);
+  }
+
+  /** Unsubscribes `entry` unless a share was taken again meanwhile. */
+  private dropIfUnused(name: string, entry: ChannelEntry): void {
+    if (entry.refs > 0 || this.entries.get(name) !== entry || this.lifetime.signal.aborted) return;
+    this.entries.delete(name);
+    this.send('unsubscribe', [name]).catch((error: unknown) => this.settings.onError(error, `UNSUBSCRIBE ${name}`));
   }
 
   /** Drops an entry whose SUBSCRIBE failed, so the next waiter subscribes afresh. */
