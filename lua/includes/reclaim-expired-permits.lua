@@ -1,5 +1,9 @@
 --[[
   Included by the permit-expirable semaphore's scripts (`--- @include "reclaim-expired-permits"`).
+
+  KEYS  none of its own: the including script passes its semaphore, ZSET and channel keys
+  ARGV  none: the function takes (name, zset, channel, now in epoch ms, publish command, limit or nil)
+  Returns nothing; gives expired permits back to the count and publishes it
 ]]
 -- Reclaims expired permits (score <= now), at most `limit` of them when given: removes them from
 -- the ZSET, adds them back to the count and, if the count is then positive, publishes it.
