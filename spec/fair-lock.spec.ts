@@ -10,7 +10,7 @@ import {
 } from '../lib';
 import { fairLockQueue, fairLockTimeouts, fairWaiterChannel, lockChannel } from '../lib/keys';
 import { delay, useRedis } from './helpers/fixture';
-import { eventually, subscriberCount } from './helpers/redis-server';
+import { commandCounts, commandsBetween, eventually, subscriberCount } from './helpers/redis-server';
 
 const { admin, client, server } = useRedis();
 const FAIR_WAITER = join(__dirname, 'fixtures', 'fair-waiter.mjs');
@@ -249,6 +249,62 @@ describe('FairLock', () => {
     } finally {
       listener.disconnect();
     }
+  });
+
+  describe('a waiter coming back to its channel', () => {
+    /**
+     * `turns` contended acquisitions by one owner scope of `worker`, each behind a hold of another
+     * client released once the worker is parked; resolves the worker's own channel and the SUBSCRIBE
+     * calls Redis saw meanwhile.
+     */
+    async function contendedTurns(worker: RedissonClient, name: string, turns: number, scoped = true) {
+      const holder = client();
+      let channel = '';
+      const before = await commandCounts(admin());
+      const loop = async () => {
+        for (let turn = 0; turn < turns; turn++) {
+          const held = await holder.getFairLock(name).acquire();
+          const waiting = worker.getFairLock(name).acquire();
+          await eventually(() => worker.diagnostics().waiters === 1, 5_000, 'the worker parked');
+          await held.release();
+          const handle = await waiting;
+          channel = fairWaiterChannel(name, `${worker.id}:${handle.threadId}`);
+          await handle.release();
+        }
+      };
+      await (scoped ? worker.run(loop) : loop());
+      const subscribes = commandsBetween(before, await commandCounts(admin())).subscribe ?? 0;
+      return { channel, subscribes };
+    }
+
+    it('finds it still subscribed within the linger: one SUBSCRIBE, and two attempts a turn after the first', async () => {
+      const worker = client({ fairLockChannelLinger: 60_000 });
+      const attempts: number[] = [];
+      worker.on('acquired', (event) => attempts.push(event.attempts));
+      const { channel, subscribes } = await contendedTurns(worker, 'fair:linger', 3);
+      // The first turn joins the queue, closes the race with a release once subscribed, and is
+      // woken; later turns join (their channel heard every release since) and are woken.
+      expect(attempts).toEqual([3, 2, 2]);
+      expect(subscribes).toBe(1);
+      expect(worker.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 }); // lingering is not waiting
+      expect(await subscriberCount(admin(), channel)).toBe(1);
+      await worker.shutdown();
+      await eventually(async () => (await subscriberCount(admin(), channel)) === 0, 5_000, 'the channel gone on shutdown');
+    });
+
+    it('unsubscribes it once the linger is over', async () => {
+      const worker = client({ fairLockChannelLinger: 50 });
+      const { channel } = await contendedTurns(worker, 'fair:linger-over', 1);
+      await eventually(async () => (await subscriberCount(admin(), channel)) === 0, 5_000, 'the channel gone after the linger');
+      expect(await admin().pubsub('CHANNELS', '*')).toEqual([]);
+    });
+
+    it('does not keep the channel of an owner nobody gave (it never comes back)', async () => {
+      const worker = client({ fairLockChannelLinger: 60_000 });
+      const { channel, subscribes } = await contendedTurns(worker, 'fair:no-linger', 2, false);
+      expect(subscribes).toBe(2); // a fresh owner, and channel, each time
+      await eventually(async () => (await subscriberCount(admin(), channel)) === 0, 5_000, 'the channel gone at once');
+    });
   });
 });
 

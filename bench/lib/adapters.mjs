@@ -1,5 +1,7 @@
 // The adapter registry. An adapter module exports `name`, `pkg`, `waiting`, optionally
-// `mutex = false`, and `setup(ctx)` resolving `{ lock(key) -> release(), teardown(), diagnostics? }`.
+// `mutex = false`, and `setup(ctx)` resolving `{ lock(key) -> release(), teardown(), diagnostics?, run? }`;
+// `run(fn)` runs one worker's loop as one lock owner, where the library has owners other than calls
+// (Redisson's threads).
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 

@@ -32,7 +32,14 @@ function install() {
       const first = String(command.args[0]);
       const sha = command.name === 'eval' ? sha1(first) : first;
       const name = NAMES.get(sha) ?? `script ${sha.slice(0, 8)}`;
-      counts.set(name, (counts.get(name) ?? 0) + 1);
+      const map = counts;
+      map.set(name, (map.get(name) ?? 0) + 1);
+      // An EVALSHA answered NOSCRIPT is sent again as EVAL: one call, not two.
+      if (command.name === 'evalsha') {
+        command.promise.catch((error) => {
+          if (/^NOSCRIPT/.test(error?.message ?? '')) map.set(name, map.get(name) - 1);
+        });
+      }
     }
     return send.call(this, command, stream);
   };

@@ -36,6 +36,8 @@ export default {
     { key: 'commands', label: 'Redis cmds/op (commandstats)' },
     { key: 'scriptCalls', label: 'script calls/op (commandstats)' },
     { key: 'acquireCalls', label: 'acquire script calls/op (sent)' },
+    { key: 'retries', label: 'acquire retries/op (sent)' },
+    { key: 'subscribes', label: 'SUBSCRIBE/op (commandstats)' },
     { key: 'releaseCalls', label: 'unlock script calls/op (sent)' },
     { key: 'clientCpu', label: 'client CPU µs/op' },
     { key: 'serverCpu', label: 'Redis CPU µs/op' },
@@ -62,7 +64,15 @@ export default {
       scriptCalls: ((delta.evalsha ?? 0) + (delta.eval ?? 0)) / ops,
       // ioredisson's own scripts, by name, as its workers sent them: an update is one unlock script
       // call, and every acquire script call beyond one per update is a wasted attempt.
-      ...(adapter.pkg === 'ioredisson' ? { acquireCalls: acquireCalls(scripts) / ops, releaseCalls: releaseCalls(scripts) / ops } : {}),
+      // Retries: the attempts of an acquisition after its first (the wake-ups that had to try again).
+      ...(adapter.pkg === 'ioredisson'
+        ? {
+            acquireCalls: acquireCalls(scripts) / ops,
+            retries: (acquireCalls(scripts) - summary.total) / ops,
+            releaseCalls: releaseCalls(scripts) / ops,
+          }
+        : {}),
+      subscribes: (delta.subscribe ?? 0) / ops,
       clientCpu: (cpuMs * 1000) / ops,
       serverCpu: (serverCpu * 1000) / ops,
       perWorker: summary.counts.join(' '),

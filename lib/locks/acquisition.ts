@@ -1,6 +1,6 @@
 import { ClientClosedError } from '../errors';
 import { MAX_TIME_MS, type Logger } from '../options';
-import type { PubSubManager, Subscription } from '../pubsub/manager';
+import type { PubSubManager, ShareOptions, Subscription } from '../pubsub/manager';
 import type { AttemptReport, Waiter } from '../pubsub/wait-queue';
 import type { WakePolicy } from '../pubsub/wake';
 
@@ -82,6 +82,12 @@ export interface WaitRequest<T> {
    * @default true
    */
   queueFirst?: boolean;
+  /**
+   * How long `channel` stays subscribed after this wait, in ms: for a waiter expected back soon on
+   * the same channel, which then finds it subscribed (see {@link ShareOptions.linger}).
+   * @default 0
+   */
+  linger?: number;
   signal: AbortSignal | undefined;
 }
 
@@ -147,8 +153,18 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
     // Behind local waiters, a newcomer takes its place in line instead of barging: its attempt would
     // beat theirs (it goes out at once, theirs only after the release message), starving them.
     this.queueFirst = request.queueFirst !== false && waitTime !== 0 && request.channel !== undefined && ctx.pubsub.hasWaiters(request.channel);
-    if (this.queueFirst) this.subscribe();
-    else this.attempt();
+    if (this.queueFirst) {
+      this.subscribe();
+      return;
+    }
+    // On a channel already subscribed (shared, or lingering) a share taken before the first attempt
+    // hears every release after it: no second attempt is needed once subscribed.
+    if (waitTime !== 0 && request.channel !== undefined) this.subscription = ctx.pubsub.shareConfirmed(request.channel, this.shareOptions);
+    this.attempt();
+  }
+
+  private get shareOptions(): ShareOptions {
+    return { linger: this.request.linger };
   }
 
   /** Woken by a release message, or handed a local release: try again at once. */
@@ -213,7 +229,7 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
   private subscribe(): void {
     const { channel, policy, signal } = this.request;
     if (channel === undefined) return;
-    this.ctx.pubsub.subscribe(channel, policy, this.deadline - performance.now(), signal).then(
+    this.ctx.pubsub.subscribe(channel, policy, this.deadline - performance.now(), signal, this.shareOptions).then(
       (subscription) => this.subscribed(subscription),
       (error: unknown) => this.subscribeFailed(error),
     );

@@ -142,6 +142,15 @@ export abstract class BaseLock {
   }
 
   /**
+   * @internal How long in ms a channel stays subscribed after a wait of an owner given by its
+   * caller (a `threadId`, an owner scope), which may come back for the lock right after its
+   * release. A fresh owner never comes back, so its channel goes at once.
+   */
+  protected get channelLinger(): number {
+    return 0;
+  }
+
+  /**
    * @internal Whether a release that leaves holds sets the lease of the holds left to the lease of
    * the latest acquisition (RLock, write lock: the unlock script's PEXPIRE). A read lock says no:
    * each read hold keeps the term its own acquisition set.
@@ -467,6 +476,7 @@ export abstract class BaseLock {
       waitTime: call.waitTime,
       turnBound: call.leaseTime ?? this.ctx.options.lockWatchdogTimeout,
       queueFirst: this.queuesBehindLocalWaiters && !reentry,
+      linger: scoped === undefined ? 0 : this.channelLinger,
       signal: call.signal,
     });
   }

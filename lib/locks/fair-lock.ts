@@ -45,6 +45,11 @@ export class FairLock extends BaseLock {
     return waitTime !== undefined && waitTime > 0 ? waitTime : this.ctx.options.fairLockWaitTimeout;
   }
 
+  /** @internal A waiter's channel is its own: only its owner comes back to it. */
+  protected override get channelLinger(): number {
+    return this.ctx.options.fairLockChannelLinger;
+  }
+
   /** @internal Each waiter listens on a channel of its own. */
   protected channelFor(threadId: number): string {
     return fairWaiterChannel(this.name, this.ownerOf(threadId));

@@ -36,6 +36,17 @@ export interface Subscription {
   release(acquired?: boolean): void;
 }
 
+/** How one share of a channel's subscription is given back. */
+export interface ShareOptions {
+  /**
+   * How long the channel stays subscribed after its last share is given back, in ms, so that a
+   * waiter expected back soon finds it ready (no SUBSCRIBE, no UNSUBSCRIBE). The latest share's
+   * value counts. `0`: unsubscribe one turn of the event loop later.
+   * @default 0
+   */
+  linger?: number;
+}
+
 /** Raised when the SUBSCRIBE reply does not come within `subscriptionTimeout`. */
 export class SubscribeTimeoutError extends Error {
   constructor(channel: string, ms: number) {
@@ -62,6 +73,10 @@ class ChannelEntry implements ChannelWaiters {
   readonly strategy: WakeStrategy;
   /** Whether the SUBSCRIBE reply has come: later shares need not wait for it. */
   confirmed = false;
+  /** How long the channel stays subscribed once its last share is given back, in ms (the latest share's say). */
+  linger = 0;
+  /** The pending drop of a channel nobody shares, while it lingers. */
+  dropTimer: NodeJS.Timeout | undefined;
 
   constructor(
     policy: WakePolicy,
@@ -79,6 +94,8 @@ class ChannelEntry implements ChannelWaiters {
   }
 
   wake(count: number): void {
+    // Nobody shares a lingering channel: there is no one to wake, nor a wait to keep a permit for.
+    if (this.refs === 0) return;
     this.queue.wake(count, Math.max(this.refs - this.queue.size, 1));
   }
 
@@ -160,7 +177,13 @@ export class PubSubManager {
    * {@link SubscribeTimeoutError} or the subscribe error (the caller falls back to re-checks), with
    * `signal.reason`, or with {@link ClientClosedError}; in every case the share is given back.
    */
-  async subscribe(channel: string, policy: WakePolicy, timeoutMs: number, signal?: AbortSignal): Promise<Subscription> {
+  async subscribe(
+    channel: string,
+    policy: WakePolicy,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    options?: ShareOptions,
+  ): Promise<Subscription> {
     this.lifetime.signal.throwIfAborted();
     const name = this.prefix + channel;
     let entry = this.entries.get(name);
@@ -173,8 +196,7 @@ export class PubSubManager {
       this.entries.set(name, created);
       entry = created;
     }
-    entry.refs += 1;
-    const subscription = new ChannelShare(name, entry, this.leaveChannel);
+    const subscription = this.share(name, entry, options);
     if (entry.confirmed) return subscription;
     try {
       const limit = Math.min(timeoutMs, this.settings.subscriptionTimeout);
@@ -184,6 +206,26 @@ export class PubSubManager {
       subscription.release();
       throw error;
     }
+  }
+
+  /**
+   * A share of `channel`'s subscription at once, when its SUBSCRIBE was confirmed already (a local
+   * waiter shares it, or it lingers): every message from now on reaches the share, so an attempt
+   * sent after this call cannot miss a release. `undefined` otherwise (use {@link subscribe}).
+   */
+  shareConfirmed(channel: string, options?: ShareOptions): Subscription | undefined {
+    if (this.lifetime.signal.aborted) return undefined;
+    const name = this.prefix + channel;
+    const entry = this.entries.get(name);
+    return entry?.confirmed ? this.share(name, entry, options) : undefined;
+  }
+
+  private share(name: string, entry: ChannelEntry, options: ShareOptions | undefined): Subscription {
+    entry.refs += 1;
+    entry.linger = options?.linger ?? 0;
+    clearTimeout(entry.dropTimer);
+    entry.dropTimer = undefined;
+    return new ChannelShare(name, entry, this.leaveChannel);
   }
 
   /**
@@ -202,7 +244,10 @@ export class PubSubManager {
   async shutdown(): Promise<void> {
     const error = new ClientClosedError();
     this.lifetime.abort(error);
-    for (const entry of this.entries.values()) entry.queue.close(error);
+    for (const entry of this.entries.values()) {
+      clearTimeout(entry.dropTimer);
+      entry.queue.close(error);
+    }
     this.entries.clear();
     const subscriber = this.subscriber;
     this.subscriber = undefined;
@@ -215,20 +260,35 @@ export class PubSubManager {
   }
 
   /**
-   * Gives a share back. The last share unsubscribes one turn of the event loop later: off the path
-   * of the acquisition that just completed, and not at all if a new waiter joins meanwhile.
+   * Gives a share back. The last share unsubscribes one turn of the event loop later (or after its
+   * linger): off the path of the acquisition that just completed, and not at all if a new waiter
+   * joins meanwhile.
    */
   private leave(name: string, entry: ChannelEntry): void {
     entry.refs -= 1;
     if (entry.refs > 0) return;
+    // What was kept for waits now over would wake the next one for nothing.
+    entry.queue.clearPermits();
     // An UNSUBSCRIBE sent before its SUBSCRIBE completed can be lost (a cluster's sharded subscriber
     // connects to each node when first needed), leaving the channel subscribed: wait for it first.
-    if (entry.confirmed) setImmediate(() => this.dropIfUnused(name, entry));
-    else entry.subscribed.then(() => this.dropIfUnused(name, entry), () => undefined);
+    if (entry.confirmed) this.scheduleDrop(name, entry);
+    else entry.subscribed.then(() => this.scheduleDrop(name, entry), () => undefined);
+  }
+
+  private scheduleDrop(name: string, entry: ChannelEntry): void {
+    if (entry.refs > 0) return;
+    if (entry.linger <= 0) {
+      setImmediate(() => this.dropIfUnused(name, entry));
+      return;
+    }
+    clearTimeout(entry.dropTimer);
+    entry.dropTimer = setTimeout(() => this.dropIfUnused(name, entry), entry.linger);
+    entry.dropTimer.unref();
   }
 
   /** Unsubscribes `entry` unless a share was taken again meanwhile. */
   private dropIfUnused(name: string, entry: ChannelEntry): void {
+    entry.dropTimer = undefined;
     if (entry.refs > 0 || this.entries.get(name) !== entry || this.lifetime.signal.aborted) return;
     this.entries.delete(name);
     this.send('unsubscribe', [name]).catch((error: unknown) => this.settings.onError(error, `UNSUBSCRIBE ${name}`));

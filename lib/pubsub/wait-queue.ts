@@ -71,6 +71,11 @@ export class WaitQueue {
     if (left > 0) this.permits = Math.max(this.permits, Math.min(this.permits + left, maxPermits));
   }
 
+  /** Drops the wake-ups kept as permits. */
+  clearPermits(): void {
+    this.permits = 0;
+  }
+
   /** Closes every parked waiter with `error`; later `park` calls throw it. */
   close(error: Error): void {
     this.closedWith = error;
