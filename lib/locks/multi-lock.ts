@@ -1,9 +1,18 @@
 import { LockAcquireTimeoutError } from '../errors';
 import type { CallOptions, OwnerOptions } from '../options';
 import type { BaseLock } from './base-lock';
-import { BASE_WAIT_PER_LOCK_MS, CallBound, CompositeLock, CUT_SHORT, type NotTaken, type Taken } from './composite';
+import {
+  BASE_WAIT_PER_LOCK_MS,
+  CallBound,
+  CompositeLock,
+  CUT_SHORT,
+  memberHold,
+  releaseMember,
+  type MemberHold,
+  type NotTaken,
+  type Taken,
+} from './composite';
 import type { LockContext } from './context';
-import { LockHandle } from './handle';
 
 /**
  * All-or-nothing over several locks of any kind, possibly on different clients and servers
@@ -58,7 +67,7 @@ export class MultiLock extends CompositeLock {
     try {
       for (;;) {
         const roundEnd = Math.min(deadline, performance.now() + roundLength);
-        const taken: LockHandle[] = [];
+        const taken: MemberHold[] = [];
         let complete = true;
         for (const lock of this.ordered) {
           const waitTime = single ? 0 : Math.max(0, Math.floor(roundEnd - performance.now()));
@@ -75,14 +84,14 @@ export class MultiLock extends CompositeLock {
             if (error === CUT_SHORT && !bound.userAborted) return this.timedOut(call);
             throw error;
           }
-          if (!(result instanceof LockHandle)) {
+          if ('ttl' in result) {
             complete = false;
             break;
           }
-          taken.push(result);
+          taken.push(memberHold(lock, result));
         }
         // A member lost while the later ones were being taken (its lease ran out) fails the round.
-        if (complete && taken.every((handle) => !handle.signal.aborted)) return { handles: taken };
+        if (complete && taken.every((member) => member.lease.tracked)) return { members: taken };
         await this.giveBack(taken).catch(this.logged('giving back an incomplete round failed'));
         if (single || performance.now() >= deadline) return this.timedOut(call);
         bound.signal.throwIfAborted();
@@ -93,11 +102,11 @@ export class MultiLock extends CompositeLock {
   }
 
   /** @internal Releases in reverse order, every member even when one fails; rejects with the first failure. */
-  protected async giveBack(handles: readonly LockHandle[]): Promise<void> {
+  protected async giveBack(members: readonly MemberHold[]): Promise<void> {
     let first: { error: unknown } | undefined;
-    for (let i = handles.length - 1; i >= 0; i--) {
+    for (let i = members.length - 1; i >= 0; i--) {
       try {
-        await handles[i]!.release();
+        await releaseMember(members[i]!);
       } catch (error) {
         first ??= { error };
       }

@@ -1,7 +1,19 @@
 import { InvalidArgumentError, LockNotHeldError, QuorumError, type MemberOutcome } from '../errors';
 import type { CallOptions, OwnerOptions } from '../options';
-import type { BaseLock } from './base-lock';
-import { BASE_WAIT_PER_LOCK_MS, CallBound, CompositeLock, CUT_SHORT, pause, type CompositeHold, type NotTaken, type Taken } from './composite';
+import type { BaseLock, HeldElsewhere, Hold } from './base-lock';
+import {
+  BASE_WAIT_PER_LOCK_MS,
+  CallBound,
+  CompositeLock,
+  CUT_SHORT,
+  memberHold,
+  pause,
+  releaseMember,
+  type CompositeHold,
+  type MemberHold,
+  type NotTaken,
+  type Taken,
+} from './composite';
 import type { LockContext } from './context';
 import { LockHandle } from './handle';
 
@@ -26,6 +38,9 @@ export const MEMBER_REPLY_BOUND_MS = 3_000;
 export function clockDrift(leaseTime: number): number {
   return Math.floor(leaseTime * 0.01) + 2;
 }
+
+/** One member's acquisition in a round, as `Promise.allSettled` reports it. */
+type MemberResult = PromiseSettledResult<Hold | HeldElsewhere>;
 
 /** Delay between rounds that found no quorum: a random 20-120 ms, so contenders do not stay in step. */
 const retryDelay = (): number => 20 + Math.random() * 100;
@@ -124,17 +139,19 @@ export class RedLock extends CompositeLock {
       for (;;) {
         const roundStart = performance.now();
         const wait = single || call.waitTime === 0 ? 0 : Math.max(0, Math.min(perMember, Math.floor(deadline - roundStart)));
-        const { handles, outcomes } = await this.round(call, wait, bound);
+        const settled = await this.round(call, wait, bound);
+        const members = this.taken(settled);
         if (bound.userAborted) {
-          await this.giveBack(handles);
+          await this.giveBack(members);
           throw call.signal?.reason;
         }
         const validity = leaseTime - (performance.now() - roundStart) - drift;
-        if (handles.length >= this.quorum && validity > 0) {
-          return { handles, validity, validFor: call.leaseTime === undefined ? undefined : validity };
+        if (members.length >= this.quorum && validity > 0) {
+          return { members, validity, validFor: call.leaseTime === undefined ? undefined : validity };
         }
-        await this.giveBack(handles);
-        const error = new QuorumError(this.name, this.quorum, outcomes, handles.length >= this.quorum ? 'no-validity' : 'no-quorum');
+        await this.giveBack(members);
+        const why = members.length >= this.quorum ? 'no-validity' : 'no-quorum';
+        const error = new QuorumError(this.name, this.quorum, this.outcomes(settled), why);
         const left = deadline - performance.now();
         if (single || left <= 0) return { error };
         await pause(Math.min(retryDelay(), left), call.signal);
@@ -145,29 +162,39 @@ export class RedLock extends CompositeLock {
     }
   }
 
-  /** One round: every member in parallel, each waiting up to `wait` ms; resolves once all settled. */
-  private async round(call: CallOptions, wait: number, bound: CallBound): Promise<{ handles: LockHandle[]; outcomes: MemberOutcome[] }> {
+  /**
+   * One round: every member's acquisition sent at once (one round trip each), each waiting up to
+   * `wait` ms; resolves each member's result, in member order, once all settled.
+   */
+  private round(call: CallOptions, wait: number, bound: CallBound): Promise<MemberResult[]> {
     bound.cutAfter(wait + MEMBER_REPLY_BOUND_MS);
-    const options = { waitTime: wait, leaseTime: call.leaseTime, threadId: call.threadId, signal: bound.signal };
-    const settled = await Promise.allSettled(this.locks.map((lock) => lock.tryAcquireMember(options)));
-    const handles: LockHandle[] = [];
-    const outcomes = settled.map((result, i): MemberOutcome => {
+    const member: CallOptions = { waitTime: wait, leaseTime: call.leaseTime, threadId: call.threadId, signal: bound.signal };
+    return Promise.allSettled(this.locks.map((lock) => lock.tryAcquireMember(member)));
+  }
+
+  /** The member holds a round took, in member order. */
+  private taken(settled: readonly MemberResult[]): MemberHold[] {
+    const members: MemberHold[] = [];
+    settled.forEach((result, i) => {
+      if (result.status === 'fulfilled' && !('ttl' in result.value)) members.push(memberHold(this.locks[i]!, result.value));
+    });
+    return members;
+  }
+
+  /** Each member's outcome in a round, for {@link QuorumError}. */
+  private outcomes(settled: readonly MemberResult[]): MemberOutcome[] {
+    return settled.map((result, i): MemberOutcome => {
       const { name } = this.locks[i]!;
       if (result.status === 'rejected') {
         return result.reason === CUT_SHORT ? { name, status: 'timed-out' } : { name, status: 'unreachable', error: result.reason };
       }
-      if (result.value instanceof LockHandle) {
-        handles.push(result.value);
-        return { name, status: 'acquired' };
-      }
-      return { name, status: 'held', ttl: result.value.ttl };
+      return 'ttl' in result.value ? { name, status: 'held', ttl: result.value.ttl } : { name, status: 'acquired' };
     });
-    return { handles, outcomes };
   }
 
   /** @internal Releases all in parallel, one round trip; a member's failure is logged, not thrown (Redisson ignores them). */
-  protected async giveBack(handles: readonly LockHandle[]): Promise<void> {
-    const results = await Promise.allSettled(handles.map((handle) => handle.release()));
+  protected async giveBack(members: readonly MemberHold[]): Promise<void> {
+    const results = await Promise.allSettled(members.map(releaseMember));
     for (const result of results) {
       if (result.status === 'rejected') this.logged('releasing a RedLock member failed; its lease ends it')(result.reason);
     }
@@ -189,7 +216,7 @@ export class RedLock extends CompositeLock {
 
   /** @internal */
   protected override makeHandle(threadId: number, hold: CompositeHold, taken: Taken): LockHandle {
-    return new RedLockHandle(this, threadId, hold, taken.handles.length, taken.validity ?? 0);
+    return new RedLockHandle(this, threadId, hold, taken.members.length, taken.validity ?? 0);
   }
 
   /**
