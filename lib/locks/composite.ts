@@ -1,6 +1,6 @@
 import { InvalidArgumentError, LockLostError } from '../errors';
 import { MAX_TIME_MS, resolveCallOptions, type AcquireOptions, type CallOptions, type LockOptions, type OwnerOptions, type TryLockOptions } from '../options';
-import { BaseLock, type Hold } from './base-lock';
+import { BaseLock, type HeldElsewhere, type Hold } from './base-lock';
 import type { LockContext } from './context';
 import { LockHandle, type HandleLease } from './handle';
 import type { HeldLock } from './hold-ledger';
@@ -16,7 +16,7 @@ import type { HeldLock } from './hold-ledger';
  */
 export const BASE_WAIT_PER_LOCK_MS = 1_500;
 
-/** @internal The reason member acquisitions are cut short with when the composite's own bound passes. */
+/** @internal What a member acquisition counts as when the composite stops waiting for it (its reply is late). */
 export const CUT_SHORT: Error = Object.freeze(new Error('the composite lock stopped waiting for this member'));
 
 /**
@@ -83,72 +83,50 @@ export function checkMembers(args: readonly unknown[], what: string): BaseLock[]
   return members;
 }
 
+/** @internal One member acquisition's result, as `Promise.allSettled` reports it. */
+export type MemberResult = PromiseSettledResult<Hold | HeldElsewhere>;
+
 /**
- * The bound of one composite call: aborts the signal its member acquisitions get when the caller's
- * signal aborts (with the caller's reason) or when `cut()` is called or its timer fires (with
- * {@link CUT_SHORT}). `dispose()` detaches it; it leaves no timer or listener behind.
+ * @internal Waits for member acquisitions sent together and resolves each one's result, in order,
+ * once all settled or once `ms` passed (infinite: no bound). One still pending then counts as
+ * rejected with {@link CUT_SHORT} and is left to finish: should it take a hold after all, `late`
+ * gets it, to give it back. A timer is all it adds (no AbortSignal, no listener per member); a
+ * caller's own signal goes to the members directly.
  */
-export class CallBound {
-  private controller = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
-
-  constructor(private readonly user: AbortSignal | undefined) {
-    if (user?.aborted) this.controller.abort(user.reason);
-    else user?.addEventListener('abort', this, { once: true });
-  }
-
-  /** The signal to give member acquisitions. */
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  /** Whether the caller's own signal aborted. */
-  get userAborted(): boolean {
-    return this.user?.aborted === true;
-  }
-
-  /** Starts afresh (for the next round), keeping the caller's signal. */
-  renew(): void {
-    this.clearTimer();
-    if (!this.controller.signal.aborted) return;
-    this.controller = new AbortController();
-    if (this.user?.aborted) this.controller.abort(this.user.reason);
-  }
-
-  /** Cuts the member acquisitions short after `ms` (nothing when infinite). */
-  cutAfter(ms: number): void {
-    this.clearTimer();
-    if (!Number.isFinite(ms)) return;
-    this.timer = setTimeout(cutNow, Math.min(Math.max(0, ms), MAX_TIME_MS), this);
-    this.timer.unref();
-  }
-
-  /** Cuts the member acquisitions short now. */
-  cut(): void {
-    this.clearTimer();
-    this.controller.abort(CUT_SHORT);
-  }
-
-  /** The caller's signal aborted. */
-  handleEvent(): void {
-    this.clearTimer();
-    this.controller.abort(this.user?.reason);
-  }
-
-  dispose(): void {
-    this.clearTimer();
-    this.user?.removeEventListener('abort', this);
-  }
-
-  private clearTimer(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-  }
+export function settleWithin(
+  pending: readonly Promise<Hold | HeldElsewhere>[],
+  ms: number,
+  late: (index: number, hold: Hold) => void,
+): Promise<MemberResult[]> {
+  return new Promise((resolve) => {
+    const results: (MemberResult | undefined)[] = new Array<MemberResult | undefined>(pending.length);
+    let left = pending.length;
+    const timer = Number.isFinite(ms) ? setTimeout(cut, Math.min(Math.max(0, ms), MAX_TIME_MS)) : undefined;
+    timer?.unref();
+    function cut(): void {
+      for (let i = 0; i < results.length; i++) results[i] ??= CUT_SHORT_RESULT;
+      resolve(results as MemberResult[]);
+    }
+    const settle = (i: number, result: MemberResult): void => {
+      if (results[i]) {
+        if (result.status === 'fulfilled' && !('ttl' in result.value)) late(i, result.value);
+        return;
+      }
+      results[i] = result;
+      if (--left > 0) return;
+      clearTimeout(timer);
+      resolve(results as MemberResult[]);
+    };
+    pending.forEach((member, i) => {
+      member.then(
+        (value) => settle(i, { status: 'fulfilled', value }),
+        (reason: unknown) => settle(i, { status: 'rejected', reason }),
+      );
+    });
+  });
 }
 
-function cutNow(bound: CallBound): void {
-  bound.cut();
-}
+const CUT_SHORT_RESULT: MemberResult = Object.freeze({ status: 'rejected', reason: CUT_SHORT });
 
 /**
  * Resolves after `ms`, or rejects with the reason as soon as `signal` aborts; clears its timer and

@@ -1,13 +1,13 @@
 import { LockAcquireTimeoutError } from '../errors';
 import type { CallOptions, OwnerOptions } from '../options';
-import type { BaseLock } from './base-lock';
+import type { BaseLock, Hold } from './base-lock';
 import {
   BASE_WAIT_PER_LOCK_MS,
-  CallBound,
   CompositeLock,
   CUT_SHORT,
   memberHold,
   releaseMember,
+  settleWithin,
   type MemberHold,
   type NotTaken,
   type Taken,
@@ -61,43 +61,35 @@ export class MultiLock extends CompositeLock {
     const single = call.waitTime === undefined && !forever;
     const deadline = call.waitTime === undefined ? Infinity : start + call.waitTime;
     const roundLength = call.waitTime === undefined && !single ? this.ordered.length * BASE_WAIT_PER_LOCK_MS : Infinity;
-    const bound = new CallBound(call.signal);
-    // Past the deadline, an acquisition still waiting for its reply is cut short (and undone if it lands).
-    bound.cutAfter(deadline - start);
-    try {
-      for (;;) {
-        const roundEnd = Math.min(deadline, performance.now() + roundLength);
-        const taken: MemberHold[] = [];
-        let complete = true;
-        for (const lock of this.ordered) {
-          const waitTime = single ? 0 : Math.max(0, Math.floor(roundEnd - performance.now()));
-          let result;
-          try {
-            result = await lock.tryAcquireMember({
-              waitTime,
-              leaseTime: call.leaseTime,
-              threadId: call.threadId,
-              signal: bound.signal,
-            });
-          } catch (error) {
-            await this.giveBack(taken).catch(this.logged('giving back after a failed member acquisition failed'));
-            if (error === CUT_SHORT && !bound.userAborted) return this.timedOut(call);
-            throw error;
-          }
-          if ('ttl' in result) {
-            complete = false;
-            break;
-          }
-          taken.push(memberHold(lock, result));
+    const { signal } = call;
+    for (;;) {
+      const roundEnd = Math.min(deadline, performance.now() + roundLength);
+      const taken: MemberHold[] = [];
+      let complete = true;
+      for (const lock of this.ordered) {
+        const waitTime = single ? 0 : Math.max(0, Math.floor(roundEnd - performance.now()));
+        const pending = lock.tryAcquireMember({ ...call, waitTime });
+        // Past the deadline, an acquisition still waiting for its reply is given up (and given back if it lands).
+        const late = (_index: number, hold: Hold): void =>
+          void releaseMember(memberHold(lock, hold)).catch(this.logged('giving back a late member acquisition failed'));
+        const result = (await settleWithin([pending], deadline - performance.now(), late))[0]!;
+        if (result.status === 'rejected') {
+          await this.giveBack(taken).catch(this.logged('giving back after a failed member acquisition failed'));
+          if (result.reason !== CUT_SHORT) throw result.reason;
+          signal?.throwIfAborted();
+          return this.timedOut(call);
         }
-        // A member lost while the later ones were being taken (its lease ran out) fails the round.
-        if (complete && taken.every((member) => member.lease.tracked)) return { members: taken };
-        await this.giveBack(taken).catch(this.logged('giving back an incomplete round failed'));
-        if (single || performance.now() >= deadline) return this.timedOut(call);
-        bound.signal.throwIfAborted();
+        if ('ttl' in result.value) {
+          complete = false;
+          break;
+        }
+        taken.push(memberHold(lock, result.value));
       }
-    } finally {
-      bound.dispose();
+      // A member lost while the later ones were being taken (its lease ran out) fails the round.
+      if (complete && taken.every((member) => member.lease.tracked)) return { members: taken };
+      await this.giveBack(taken).catch(this.logged('giving back an incomplete round failed'));
+      if (single || performance.now() >= deadline) return this.timedOut(call);
+      signal?.throwIfAborted();
     }
   }
 

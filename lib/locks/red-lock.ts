@@ -1,16 +1,17 @@
 import { InvalidArgumentError, LockNotHeldError, QuorumError, type MemberOutcome } from '../errors';
 import type { CallOptions, OwnerOptions } from '../options';
-import type { BaseLock, HeldElsewhere, Hold } from './base-lock';
+import type { BaseLock, Hold } from './base-lock';
 import {
   BASE_WAIT_PER_LOCK_MS,
-  CallBound,
   CompositeLock,
   CUT_SHORT,
   memberHold,
   pause,
   releaseMember,
+  settleWithin,
   type CompositeHold,
   type MemberHold,
+  type MemberResult,
   type NotTaken,
   type Taken,
 } from './composite';
@@ -18,8 +19,8 @@ import type { LockContext } from './context';
 import { LockHandle } from './handle';
 
 /**
- * How long a member's reply may take beyond its wait before the member counts as `timed-out` and its
- * acquisition is cut short (undone if it lands later). Redisson's default response timeout.
+ * How long a member's reply may take beyond its wait before the member counts as `timed-out` (its
+ * acquisition is given back if it lands later). Redisson's default response timeout.
  * @example
  * ```ts
  * // with a member down, one round of tryLock() settles after about this long
@@ -38,9 +39,6 @@ export const MEMBER_REPLY_BOUND_MS = 3_000;
 export function clockDrift(leaseTime: number): number {
   return Math.floor(leaseTime * 0.01) + 2;
 }
-
-/** One member's acquisition in a round, as `Promise.allSettled` reports it. */
-type MemberResult = PromiseSettledResult<Hold | HeldElsewhere>;
 
 /** Delay between rounds that found no quorum: a random 20-120 ms, so contenders do not stay in step. */
 const retryDelay = (): number => 20 + Math.random() * 100;
@@ -85,7 +83,7 @@ export class RedLockHandle extends LockHandle {
  *   Redisson's per-member wait; without `waitTime`, `lock()` and `acquire()` run rounds of 1500 ms
  *   per member until they succeed, `tryLock()` and `tryAcquire()` one round of single attempts.
  * - A member whose reply takes more than its wait plus {@link MEMBER_REPLY_BOUND_MS} counts as
- *   timed out; its acquisition is cut short and undone if it lands later.
+ *   timed out; should its acquisition land later, it is given back.
  * - `acquire()` rejects with {@link QuorumError} (each member's outcome) when the wait ends without a
  *   valid majority.
  * - The handle's `signal` aborts when fewer than the majority of its members are left, or (with an
@@ -134,43 +132,42 @@ export class RedLock extends CompositeLock {
     const perMember = call.waitTime === undefined ? BASE_WAIT_PER_LOCK_MS : Math.max(Math.floor(call.waitTime / n), 1);
     const leaseTime = call.leaseTime ?? this.ctx.options.lockWatchdogTimeout;
     const drift = clockDrift(leaseTime);
-    const bound = new CallBound(call.signal);
-    try {
-      for (;;) {
-        const roundStart = performance.now();
-        const wait = single || call.waitTime === 0 ? 0 : Math.max(0, Math.min(perMember, Math.floor(deadline - roundStart)));
-        const settled = await this.round(call, wait, bound);
-        const members = this.taken(settled);
-        if (bound.userAborted) {
-          await this.giveBack(members);
-          throw call.signal?.reason;
-        }
-        const validity = leaseTime - (performance.now() - roundStart) - drift;
-        if (members.length >= this.quorum && validity > 0) {
-          return { members, validity, validFor: call.leaseTime === undefined ? undefined : validity };
-        }
+    const { signal } = call;
+    for (;;) {
+      const roundStart = performance.now();
+      const wait = single || call.waitTime === 0 ? 0 : Math.max(0, Math.min(perMember, Math.floor(deadline - roundStart)));
+      const settled = await this.round(call, wait);
+      const members = this.taken(settled);
+      if (signal?.aborted) {
         await this.giveBack(members);
-        const why = members.length >= this.quorum ? 'no-validity' : 'no-quorum';
-        const error = new QuorumError(this.name, this.quorum, this.outcomes(settled), why);
-        const left = deadline - performance.now();
-        if (single || left <= 0) return { error };
-        await pause(Math.min(retryDelay(), left), call.signal);
-        bound.renew();
+        throw signal.reason;
       }
-    } finally {
-      bound.dispose();
+      const validity = leaseTime - (performance.now() - roundStart) - drift;
+      if (members.length >= this.quorum && validity > 0) {
+        return { members, validity, validFor: call.leaseTime === undefined ? undefined : validity };
+      }
+      await this.giveBack(members);
+      const why = members.length >= this.quorum ? 'no-validity' : 'no-quorum';
+      const error = new QuorumError(this.name, this.quorum, this.outcomes(settled), why);
+      const left = deadline - performance.now();
+      if (single || left <= 0) return { error };
+      await pause(Math.min(retryDelay(), left), signal);
     }
   }
 
   /**
    * One round: every member's acquisition sent at once (one round trip each), each waiting up to
-   * `wait` ms; resolves each member's result, in member order, once all settled.
+   * `wait` ms; resolves each member's result, in member order, once all settled or the reply bound
+   * passed (a hold that lands later is given back).
    */
-  private round(call: CallOptions, wait: number, bound: CallBound): Promise<MemberResult[]> {
-    bound.cutAfter(wait + MEMBER_REPLY_BOUND_MS);
-    const member: CallOptions = { waitTime: wait, leaseTime: call.leaseTime, threadId: call.threadId, signal: bound.signal };
-    return Promise.allSettled(this.locks.map((lock) => lock.tryAcquireMember(member)));
+  private round(call: CallOptions, wait: number): Promise<MemberResult[]> {
+    const member: CallOptions = { ...call, waitTime: wait };
+    const pending = this.locks.map((lock) => lock.tryAcquireMember(member));
+    return settleWithin(pending, wait + MEMBER_REPLY_BOUND_MS, this.giveBackLate);
   }
+
+  /** Gives back a hold whose acquisition landed after its round stopped waiting for it. */
+  private readonly giveBackLate = (index: number, hold: Hold): void => void this.giveBack([memberHold(this.locks[index]!, hold)]);
 
   /** The member holds a round took, in member order. */
   private taken(settled: readonly MemberResult[]): MemberHold[] {
