@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import type Redis from 'ioredis';
+import Redis from 'ioredis';
 import type { RedisOptions } from 'ioredis';
 import {
   InvalidArgumentError,
   LockNotHeldError,
+  MEMBER_REPLY_BOUND_MS,
   QuorumError,
   RedLockHandle,
   RedissonClient,
@@ -17,6 +18,7 @@ import {
 import { lockChannel } from '../lib/keys';
 import { delay } from './helpers/fixture';
 import { checkExclusion, type SectionEvent } from './helpers/exclusion';
+import { ChaosProxy } from './helpers/proxy';
 import { eventually, subscriberCount } from './helpers/redis-server';
 import { startServers, type StoppableRedis } from './helpers/servers';
 import { trackTimers } from './helpers/timers';
@@ -87,6 +89,82 @@ describe('RedLock over five servers', () => {
     await expect(redLock.unlock()).rejects.toBeInstanceOf(LockNotHeldError);
     await nothingLeft();
   });
+
+  it('sends every member its acquire script, then its unlock script, all at once before any reply; latches go later', async () => {
+    const log: string[] = [];
+    /** Per server, the DELs the latch reaper sent: they go on its own timer, off the release's path. */
+    const dels = [0, 0, 0, 0, 0];
+    const connections = await Promise.all(
+      servers.map(async (server) => {
+        const redis = server.connect(FAIL_FAST);
+        await once(redis, 'ready');
+        return redis;
+      }),
+    );
+    // What each member's connection sends, and when its replies come back.
+    connections.forEach((redis, i) => {
+      const send = redis.sendCommand.bind(redis);
+      redis.sendCommand = (command, stream) => {
+        if (command.name === 'del') {
+          dels[i]! += 1;
+        } else {
+          log.push(`send ${i} ${command.name}`);
+          command.promise.then(
+            () => log.push(`reply ${i} ${command.name}`),
+            () => log.push(`error ${i} ${command.name}`),
+          );
+        }
+        return send(command, stream);
+      };
+    });
+    const c = connections.map((redis) => new RedissonClient(redis));
+    clients.push(...c);
+    const redLock = redLockOf(c);
+    await (await redLock.acquire()).release(); // loads the scripts, reads the replica counts
+    await nothingLeft();
+    dels.fill(0);
+    const members = [0, 1, 2, 3, 4];
+    const oneBatch = [...members.map((i) => `send ${i} evalsha`), ...members.map((i) => `reply ${i} evalsha`)];
+    const batch = () => {
+      const sent = log.splice(0);
+      return [...sent.slice(0, 5), ...sent.slice(5).sort()];
+    };
+    const cycles = 3;
+    log.length = 0;
+    for (let cycle = 0; cycle < cycles; cycle++) {
+      const handle = await redLock.acquire();
+      expect(batch()).toEqual(oneBatch);
+      await handle.release();
+      expect(batch()).toEqual(oneBatch);
+    }
+    await nothingLeft(); // every latch deleted: at most one DEL per server and cycle, batched
+    for (const count of dels) expect(count).toBeGreaterThanOrEqual(1);
+    for (const count of dels) expect(count).toBeLessThanOrEqual(cycles);
+  });
+
+  it('a member whose reply comes after the reply bound counts as timed out; its hold is given back when it lands', async () => {
+    const proxy = await ChaosProxy.start(servers[4]!.port);
+    const slowConnection = new Redis(proxy.url, { maxRetriesPerRequest: null });
+    const slow = new RedissonClient(slowConnection);
+    try {
+      const c = await contender();
+      if (await slow.getLock('warm').tryLock()) await slow.getLock('warm').unlock();
+      proxy.set('down', { latencyMs: MEMBER_REPLY_BOUND_MS + 1_000 }); // replies of the fifth server come 4 s late
+      const redLock = c[0]!.getRedLock(...c.slice(0, 4).map((client) => client.getLock(NAME)), slow.getLock(NAME));
+      const handle = await redLock.tryAcquire(); // one round of single attempts, bounded by the reply bound
+      expect(handle?.held).toBe(4);
+      expect(await admins[4]!.exists(NAME)).toBe(1); // the late acquisition landed; its reply is on its way
+      await eventually(async () => (await admins[4]!.exists(NAME)) === 0, 10_000, 'the late hold to be given back');
+      await handle!.release();
+      proxy.heal();
+      await eventually(async () => (await liveKeys()).length === 0, 15_000, 'no key (nor latch) on any server');
+      expect(slow.diagnostics().leases).toBe(0);
+    } finally {
+      await slow.shutdown();
+      slowConnection.disconnect();
+      await proxy.close();
+    }
+  }, 30_000);
 
   it('succeeds with two servers stopped', async () => {
     await servers[1]!.kill();

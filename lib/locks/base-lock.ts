@@ -395,11 +395,12 @@ export abstract class BaseLock {
   }
 
   /**
-   * @internal For composite locks (MultiLock, RedLock): {@link tryAcquire}, except that when it does
-   * not acquire it resolves what the last attempt saw of the holder (its TTL) instead of `null`.
+   * @internal For composite locks (MultiLock, RedLock), which checked the options already and watch
+   * and release the hold themselves: {@link tryAcquire}, resolving the bare {@link Hold} (no handle)
+   * or what the last attempt saw of the holder (its TTL).
    */
-  tryAcquireMember(options?: AcquireOptions): Promise<LockHandle | HeldElsewhere> {
-    return rejectingThrows(() => this.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toHandleOrTtl));
+  tryAcquireMember(call: CallOptions): Promise<Hold | HeldElsewhere> {
+    return rejectingThrows(() => this.acquireHold(withSingleAttemptDefault(call), toHoldOrTtl));
   }
 
   /** @internal Runs `fn` in this lock's client's owner scope (the open one, or a new one). */
@@ -661,8 +662,7 @@ const toNothing: Outcome<void> = () => undefined;
 const toBoolean: Outcome<boolean> = (_lock, hold) => hold !== undefined;
 const toHandleOrNull: Outcome<LockHandle | null> = (lock, hold) =>
   hold === undefined ? null : new LockHandle(lock, hold.threadId, hold.lease, hold.fencingToken);
-const toHandleOrTtl: Outcome<LockHandle | HeldElsewhere> = (lock, hold, _call, ttl) =>
-  hold === undefined ? { ttl } : new LockHandle(lock, hold.threadId, hold.lease, hold.fencingToken);
+const toHoldOrTtl: Outcome<Hold | HeldElsewhere> = (_lock, hold, _call, ttl) => hold ?? { ttl };
 const toHandle: Outcome<LockHandle> = (lock, hold, call) => {
   if (hold === undefined) throw new LockAcquireTimeoutError(lock.name, call.waitTime ?? 0);
   return new LockHandle(lock, hold.threadId, hold.lease, hold.fencingToken);

@@ -1,8 +1,9 @@
 import { InvalidArgumentError, LockLostError } from '../errors';
 import { MAX_TIME_MS, resolveCallOptions, type AcquireOptions, type CallOptions, type LockOptions, type OwnerOptions, type TryLockOptions } from '../options';
-import { BaseLock } from './base-lock';
+import { BaseLock, type HeldElsewhere, type Hold } from './base-lock';
 import type { LockContext } from './context';
 import { LockHandle, type HandleLease } from './handle';
+import type { HeldLock } from './hold-ledger';
 
 /**
  * Redisson's base wait per member: `lock()` and `acquire()` without `waitTime` run rounds of
@@ -15,13 +16,33 @@ import { LockHandle, type HandleLease } from './handle';
  */
 export const BASE_WAIT_PER_LOCK_MS = 1_500;
 
-/** @internal The reason member acquisitions are cut short with when the composite's own bound passes. */
+/** @internal What a member acquisition counts as when the composite stops waiting for it (its reply is late). */
 export const CUT_SHORT: Error = Object.freeze(new Error('the composite lock stopped waiting for this member'));
+
+/**
+ * @internal One member hold of a composite: the member lock and the hold its acquisition counted.
+ * No handle of its own: the composite watches the lease and releases through the lock.
+ */
+export interface MemberHold {
+  readonly lock: BaseLock;
+  readonly threadId: number;
+  readonly lease: HeldLock;
+}
+
+/** @internal The member hold `lock`'s acquisition resolved. */
+export function memberHold(lock: BaseLock, hold: Hold): MemberHold {
+  return { lock, threadId: hold.threadId, lease: hold.lease };
+}
+
+/** @internal Releases one member hold; rejects with `LockNotHeldError` when Redis has none. */
+export function releaseMember(member: MemberHold): Promise<void> {
+  return member.lock.releaseHold(member.threadId, member.lease);
+}
 
 /** @internal What a successful round took. */
 export interface Taken {
   /** The member holds, in the order they were taken. */
-  handles: LockHandle[];
+  members: MemberHold[];
   /** For RedLock: ms of validity left when the round ended (lease - elapsed - drift). */
   validity?: number;
   /** For RedLock with an explicit lease: the holds count as lost after this many ms. */
@@ -62,72 +83,50 @@ export function checkMembers(args: readonly unknown[], what: string): BaseLock[]
   return members;
 }
 
+/** @internal One member acquisition's result, as `Promise.allSettled` reports it. */
+export type MemberResult = PromiseSettledResult<Hold | HeldElsewhere>;
+
 /**
- * The bound of one composite call: aborts the signal its member acquisitions get when the caller's
- * signal aborts (with the caller's reason) or when `cut()` is called or its timer fires (with
- * {@link CUT_SHORT}). `dispose()` detaches it; it leaves no timer or listener behind.
+ * @internal Waits for member acquisitions sent together and resolves each one's result, in order,
+ * once all settled or once `ms` passed (infinite: no bound). One still pending then counts as
+ * rejected with {@link CUT_SHORT} and is left to finish: should it take a hold after all, `late`
+ * gets it, to give it back. A timer is all it adds (no AbortSignal, no listener per member); a
+ * caller's own signal goes to the members directly.
  */
-export class CallBound {
-  private controller = new AbortController();
-  private timer: NodeJS.Timeout | undefined;
-
-  constructor(private readonly user: AbortSignal | undefined) {
-    if (user?.aborted) this.controller.abort(user.reason);
-    else user?.addEventListener('abort', this, { once: true });
-  }
-
-  /** The signal to give member acquisitions. */
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  /** Whether the caller's own signal aborted. */
-  get userAborted(): boolean {
-    return this.user?.aborted === true;
-  }
-
-  /** Starts afresh (for the next round), keeping the caller's signal. */
-  renew(): void {
-    this.clearTimer();
-    if (!this.controller.signal.aborted) return;
-    this.controller = new AbortController();
-    if (this.user?.aborted) this.controller.abort(this.user.reason);
-  }
-
-  /** Cuts the member acquisitions short after `ms` (nothing when infinite). */
-  cutAfter(ms: number): void {
-    this.clearTimer();
-    if (!Number.isFinite(ms)) return;
-    this.timer = setTimeout(cutNow, Math.min(Math.max(0, ms), MAX_TIME_MS), this);
-    this.timer.unref();
-  }
-
-  /** Cuts the member acquisitions short now. */
-  cut(): void {
-    this.clearTimer();
-    this.controller.abort(CUT_SHORT);
-  }
-
-  /** The caller's signal aborted. */
-  handleEvent(): void {
-    this.clearTimer();
-    this.controller.abort(this.user?.reason);
-  }
-
-  dispose(): void {
-    this.clearTimer();
-    this.user?.removeEventListener('abort', this);
-  }
-
-  private clearTimer(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-  }
+export function settleWithin(
+  pending: readonly Promise<Hold | HeldElsewhere>[],
+  ms: number,
+  late: (index: number, hold: Hold) => void,
+): Promise<MemberResult[]> {
+  return new Promise((resolve) => {
+    const results: (MemberResult | undefined)[] = new Array<MemberResult | undefined>(pending.length);
+    let left = pending.length;
+    const timer = Number.isFinite(ms) ? setTimeout(cut, Math.min(Math.max(0, ms), MAX_TIME_MS)) : undefined;
+    timer?.unref();
+    function cut(): void {
+      for (let i = 0; i < results.length; i++) results[i] ??= CUT_SHORT_RESULT;
+      resolve(results as MemberResult[]);
+    }
+    const settle = (i: number, result: MemberResult): void => {
+      if (results[i]) {
+        if (result.status === 'fulfilled' && !('ttl' in result.value)) late(i, result.value);
+        return;
+      }
+      results[i] = result;
+      if (--left > 0) return;
+      clearTimeout(timer);
+      resolve(results as MemberResult[]);
+    };
+    pending.forEach((member, i) => {
+      member.then(
+        (value) => settle(i, { status: 'fulfilled', value }),
+        (reason: unknown) => settle(i, { status: 'rejected', reason }),
+      );
+    });
+  });
 }
 
-function cutNow(bound: CallBound): void {
-  bound.cut();
-}
+const CUT_SHORT_RESULT: MemberResult = Object.freeze({ status: 'rejected', reason: CUT_SHORT });
 
 /**
  * Resolves after `ms`, or rejects with the reason as soon as `signal` aborts; clears its timer and
@@ -151,10 +150,12 @@ export function pause(ms: number, signal: AbortSignal | undefined): Promise<void
 
 /**
  * @internal The hold of a composite lock, as its handle sees it: lost (once) when fewer than `quorum` of its
- * member holds are left, or when its validity runs out. Detaches from its members on `dispose()`.
+ * member holds are left, or when its validity runs out. It watches the members' leases (a lease
+ * no longer tracked was lost already) and detaches from them on `dispose()`.
  */
 export class CompositeHold implements HandleLease {
   private readonly listeners = new Set<(error: LockLostError) => void>();
+  private readonly onMemberLost = (error: LockLostError): void => this.memberLost(error);
   private lostWith: LockLostError | undefined;
   private live: number;
   private timer: NodeJS.Timeout | undefined;
@@ -163,25 +164,19 @@ export class CompositeHold implements HandleLease {
   constructor(
     private readonly lockName: string,
     /** The member holds, in the order they were taken. */
-    readonly members: readonly LockHandle[],
+    readonly members: readonly MemberHold[],
     private readonly quorum: number,
     validFor: number | undefined,
   ) {
     this.live = members.length;
-    for (const member of members) {
-      const { signal } = member;
-      if (signal.aborted) this.memberLost(signal.reason);
-      else signal.addEventListener('abort', this, { once: true });
+    for (const { lease } of members) {
+      if (lease.tracked) lease.watch(this.onMemberLost);
+      else this.memberLost(undefined);
     }
     if (validFor !== undefined && !this.lostWith) {
       this.timer = setTimeout(validityEnded, Math.min(Math.max(0, validFor), MAX_TIME_MS), this);
       this.timer.unref();
     }
-  }
-
-  /** A member's signal aborted. */
-  handleEvent(event: Event): void {
-    this.memberLost((event.target as AbortSignal).reason);
   }
 
   /** @internal The validity timer fired. */
@@ -205,13 +200,12 @@ export class CompositeHold implements HandleLease {
     this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
-    for (const member of this.members) member.signal.removeEventListener('abort', this);
+    for (const { lease } of this.members) lease.unwatch(this.onMemberLost);
   }
 
-  private memberLost(reason: unknown): void {
+  private memberLost(cause: LockLostError | undefined): void {
     this.live -= 1;
     if (this.live >= this.quorum) return;
-    const cause = reason instanceof LockLostError ? reason : undefined;
     const which = cause ? `member '${cause.lockName}' was lost: ${cause.message}` : 'a member was lost';
     const left = this.quorum === this.members.length ? '' : ` (${this.live} of the ${this.quorum} needed are left)`;
     this.lose(new LockLostError(`Lock '${this.lockName}' was lost: ${which}${left}`, this.lockName, cause?.owner ?? ''));
@@ -263,7 +257,7 @@ export abstract class CompositeLock {
   protected abstract take(call: CallOptions, forever: boolean): Promise<Taken | NotTaken>;
 
   /** @internal Gives back member holds taken together. */
-  protected abstract giveBack(handles: readonly LockHandle[]): Promise<void>;
+  protected abstract giveBack(members: readonly MemberHold[]): Promise<void>;
 
   /** @internal Members a hold needs to keep (all of them for a MultiLock, a majority for a RedLock). */
   protected abstract quorumOf(taken: number): number;
@@ -440,8 +434,8 @@ export abstract class CompositeLock {
   /** @internal */
   protected handleOf(taken: Taken | NotTaken, call: CallOptions): LockHandle {
     if ('error' in taken) throw taken.error;
-    const hold = new CompositeHold(this.name, taken.handles, this.quorumOf(taken.handles.length), taken.validFor);
-    return this.makeHandle(call.threadId ?? taken.handles[0]!.threadId, hold, taken);
+    const hold = new CompositeHold(this.name, taken.members, this.quorumOf(taken.members.length), taken.validFor);
+    return this.makeHandle(call.threadId ?? taken.members[0]!.threadId, hold, taken);
   }
 
   /** @internal */

@@ -1,9 +1,18 @@
 import { LockAcquireTimeoutError } from '../errors';
 import type { CallOptions, OwnerOptions } from '../options';
-import type { BaseLock } from './base-lock';
-import { BASE_WAIT_PER_LOCK_MS, CallBound, CompositeLock, CUT_SHORT, type NotTaken, type Taken } from './composite';
+import type { BaseLock, Hold } from './base-lock';
+import {
+  BASE_WAIT_PER_LOCK_MS,
+  CompositeLock,
+  CUT_SHORT,
+  memberHold,
+  releaseMember,
+  settleWithin,
+  type MemberHold,
+  type NotTaken,
+  type Taken,
+} from './composite';
 import type { LockContext } from './context';
-import { LockHandle } from './handle';
 
 /**
  * All-or-nothing over several locks of any kind, possibly on different clients and servers
@@ -52,52 +61,44 @@ export class MultiLock extends CompositeLock {
     const single = call.waitTime === undefined && !forever;
     const deadline = call.waitTime === undefined ? Infinity : start + call.waitTime;
     const roundLength = call.waitTime === undefined && !single ? this.ordered.length * BASE_WAIT_PER_LOCK_MS : Infinity;
-    const bound = new CallBound(call.signal);
-    // Past the deadline, an acquisition still waiting for its reply is cut short (and undone if it lands).
-    bound.cutAfter(deadline - start);
-    try {
-      for (;;) {
-        const roundEnd = Math.min(deadline, performance.now() + roundLength);
-        const taken: LockHandle[] = [];
-        let complete = true;
-        for (const lock of this.ordered) {
-          const waitTime = single ? 0 : Math.max(0, Math.floor(roundEnd - performance.now()));
-          let result;
-          try {
-            result = await lock.tryAcquireMember({
-              waitTime,
-              leaseTime: call.leaseTime,
-              threadId: call.threadId,
-              signal: bound.signal,
-            });
-          } catch (error) {
-            await this.giveBack(taken).catch(this.logged('giving back after a failed member acquisition failed'));
-            if (error === CUT_SHORT && !bound.userAborted) return this.timedOut(call);
-            throw error;
-          }
-          if (!(result instanceof LockHandle)) {
-            complete = false;
-            break;
-          }
-          taken.push(result);
+    const { signal } = call;
+    for (;;) {
+      const roundEnd = Math.min(deadline, performance.now() + roundLength);
+      const taken: MemberHold[] = [];
+      let complete = true;
+      for (const lock of this.ordered) {
+        const waitTime = single ? 0 : Math.max(0, Math.floor(roundEnd - performance.now()));
+        const pending = lock.tryAcquireMember({ ...call, waitTime });
+        // Past the deadline, an acquisition still waiting for its reply is given up (and given back if it lands).
+        const late = (_index: number, hold: Hold): void =>
+          void releaseMember(memberHold(lock, hold)).catch(this.logged('giving back a late member acquisition failed'));
+        const result = (await settleWithin([pending], deadline - performance.now(), late))[0]!;
+        if (result.status === 'rejected') {
+          await this.giveBack(taken).catch(this.logged('giving back after a failed member acquisition failed'));
+          if (result.reason !== CUT_SHORT) throw result.reason;
+          signal?.throwIfAborted();
+          return this.timedOut(call);
         }
-        // A member lost while the later ones were being taken (its lease ran out) fails the round.
-        if (complete && taken.every((handle) => !handle.signal.aborted)) return { handles: taken };
-        await this.giveBack(taken).catch(this.logged('giving back an incomplete round failed'));
-        if (single || performance.now() >= deadline) return this.timedOut(call);
-        bound.signal.throwIfAborted();
+        if ('ttl' in result.value) {
+          complete = false;
+          break;
+        }
+        taken.push(memberHold(lock, result.value));
       }
-    } finally {
-      bound.dispose();
+      // A member lost while the later ones were being taken (its lease ran out) fails the round.
+      if (complete && taken.every((member) => member.lease.tracked)) return { members: taken };
+      await this.giveBack(taken).catch(this.logged('giving back an incomplete round failed'));
+      if (single || performance.now() >= deadline) return this.timedOut(call);
+      signal?.throwIfAborted();
     }
   }
 
   /** @internal Releases in reverse order, every member even when one fails; rejects with the first failure. */
-  protected async giveBack(handles: readonly LockHandle[]): Promise<void> {
+  protected async giveBack(members: readonly MemberHold[]): Promise<void> {
     let first: { error: unknown } | undefined;
-    for (let i = handles.length - 1; i >= 0; i--) {
+    for (let i = members.length - 1; i >= 0; i--) {
       try {
-        await handles[i]!.release();
+        await releaseMember(members[i]!);
       } catch (error) {
         first ??= { error };
       }

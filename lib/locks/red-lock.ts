@@ -1,13 +1,26 @@
 import { InvalidArgumentError, LockNotHeldError, QuorumError, type MemberOutcome } from '../errors';
 import type { CallOptions, OwnerOptions } from '../options';
-import type { BaseLock } from './base-lock';
-import { BASE_WAIT_PER_LOCK_MS, CallBound, CompositeLock, CUT_SHORT, pause, type CompositeHold, type NotTaken, type Taken } from './composite';
+import type { BaseLock, Hold } from './base-lock';
+import {
+  BASE_WAIT_PER_LOCK_MS,
+  CompositeLock,
+  CUT_SHORT,
+  memberHold,
+  pause,
+  releaseMember,
+  settleWithin,
+  type CompositeHold,
+  type MemberHold,
+  type MemberResult,
+  type NotTaken,
+  type Taken,
+} from './composite';
 import type { LockContext } from './context';
 import { LockHandle } from './handle';
 
 /**
- * How long a member's reply may take beyond its wait before the member counts as `timed-out` and its
- * acquisition is cut short (undone if it lands later). Redisson's default response timeout.
+ * How long a member's reply may take beyond its wait before the member counts as `timed-out` (its
+ * acquisition is given back if it lands later). Redisson's default response timeout.
  * @example
  * ```ts
  * // with a member down, one round of tryLock() settles after about this long
@@ -70,7 +83,7 @@ export class RedLockHandle extends LockHandle {
  *   Redisson's per-member wait; without `waitTime`, `lock()` and `acquire()` run rounds of 1500 ms
  *   per member until they succeed, `tryLock()` and `tryAcquire()` one round of single attempts.
  * - A member whose reply takes more than its wait plus {@link MEMBER_REPLY_BOUND_MS} counts as
- *   timed out; its acquisition is cut short and undone if it lands later.
+ *   timed out; should its acquisition land later, it is given back.
  * - `acquire()` rejects with {@link QuorumError} (each member's outcome) when the wait ends without a
  *   valid majority.
  * - The handle's `signal` aborts when fewer than the majority of its members are left, or (with an
@@ -119,55 +132,66 @@ export class RedLock extends CompositeLock {
     const perMember = call.waitTime === undefined ? BASE_WAIT_PER_LOCK_MS : Math.max(Math.floor(call.waitTime / n), 1);
     const leaseTime = call.leaseTime ?? this.ctx.options.lockWatchdogTimeout;
     const drift = clockDrift(leaseTime);
-    const bound = new CallBound(call.signal);
-    try {
-      for (;;) {
-        const roundStart = performance.now();
-        const wait = single || call.waitTime === 0 ? 0 : Math.max(0, Math.min(perMember, Math.floor(deadline - roundStart)));
-        const { handles, outcomes } = await this.round(call, wait, bound);
-        if (bound.userAborted) {
-          await this.giveBack(handles);
-          throw call.signal?.reason;
-        }
-        const validity = leaseTime - (performance.now() - roundStart) - drift;
-        if (handles.length >= this.quorum && validity > 0) {
-          return { handles, validity, validFor: call.leaseTime === undefined ? undefined : validity };
-        }
-        await this.giveBack(handles);
-        const error = new QuorumError(this.name, this.quorum, outcomes, handles.length >= this.quorum ? 'no-validity' : 'no-quorum');
-        const left = deadline - performance.now();
-        if (single || left <= 0) return { error };
-        await pause(Math.min(retryDelay(), left), call.signal);
-        bound.renew();
+    const { signal } = call;
+    for (;;) {
+      const roundStart = performance.now();
+      const wait = single || call.waitTime === 0 ? 0 : Math.max(0, Math.min(perMember, Math.floor(deadline - roundStart)));
+      const settled = await this.round(call, wait);
+      const members = this.taken(settled);
+      if (signal?.aborted) {
+        await this.giveBack(members);
+        throw signal.reason;
       }
-    } finally {
-      bound.dispose();
+      const validity = leaseTime - (performance.now() - roundStart) - drift;
+      if (members.length >= this.quorum && validity > 0) {
+        return { members, validity, validFor: call.leaseTime === undefined ? undefined : validity };
+      }
+      await this.giveBack(members);
+      const why = members.length >= this.quorum ? 'no-validity' : 'no-quorum';
+      const error = new QuorumError(this.name, this.quorum, this.outcomes(settled), why);
+      const left = deadline - performance.now();
+      if (single || left <= 0) return { error };
+      await pause(Math.min(retryDelay(), left), signal);
     }
   }
 
-  /** One round: every member in parallel, each waiting up to `wait` ms; resolves once all settled. */
-  private async round(call: CallOptions, wait: number, bound: CallBound): Promise<{ handles: LockHandle[]; outcomes: MemberOutcome[] }> {
-    bound.cutAfter(wait + MEMBER_REPLY_BOUND_MS);
-    const options = { waitTime: wait, leaseTime: call.leaseTime, threadId: call.threadId, signal: bound.signal };
-    const settled = await Promise.allSettled(this.locks.map((lock) => lock.tryAcquireMember(options)));
-    const handles: LockHandle[] = [];
-    const outcomes = settled.map((result, i): MemberOutcome => {
+  /**
+   * One round: every member's acquisition sent at once (one round trip each), each waiting up to
+   * `wait` ms; resolves each member's result, in member order, once all settled or the reply bound
+   * passed (a hold that lands later is given back).
+   */
+  private round(call: CallOptions, wait: number): Promise<MemberResult[]> {
+    const member: CallOptions = { ...call, waitTime: wait };
+    const pending = this.locks.map((lock) => lock.tryAcquireMember(member));
+    return settleWithin(pending, wait + MEMBER_REPLY_BOUND_MS, this.giveBackLate);
+  }
+
+  /** Gives back a hold whose acquisition landed after its round stopped waiting for it. */
+  private readonly giveBackLate = (index: number, hold: Hold): void => void this.giveBack([memberHold(this.locks[index]!, hold)]);
+
+  /** The member holds a round took, in member order. */
+  private taken(settled: readonly MemberResult[]): MemberHold[] {
+    const members: MemberHold[] = [];
+    settled.forEach((result, i) => {
+      if (result.status === 'fulfilled' && !('ttl' in result.value)) members.push(memberHold(this.locks[i]!, result.value));
+    });
+    return members;
+  }
+
+  /** Each member's outcome in a round, for {@link QuorumError}. */
+  private outcomes(settled: readonly MemberResult[]): MemberOutcome[] {
+    return settled.map((result, i): MemberOutcome => {
       const { name } = this.locks[i]!;
       if (result.status === 'rejected') {
         return result.reason === CUT_SHORT ? { name, status: 'timed-out' } : { name, status: 'unreachable', error: result.reason };
       }
-      if (result.value instanceof LockHandle) {
-        handles.push(result.value);
-        return { name, status: 'acquired' };
-      }
-      return { name, status: 'held', ttl: result.value.ttl };
+      return 'ttl' in result.value ? { name, status: 'held', ttl: result.value.ttl } : { name, status: 'acquired' };
     });
-    return { handles, outcomes };
   }
 
   /** @internal Releases all in parallel, one round trip; a member's failure is logged, not thrown (Redisson ignores them). */
-  protected async giveBack(handles: readonly LockHandle[]): Promise<void> {
-    const results = await Promise.allSettled(handles.map((handle) => handle.release()));
+  protected async giveBack(members: readonly MemberHold[]): Promise<void> {
+    const results = await Promise.allSettled(members.map(releaseMember));
     for (const result of results) {
       if (result.status === 'rejected') this.logged('releasing a RedLock member failed; its lease ends it')(result.reason);
     }
@@ -189,7 +213,7 @@ export class RedLock extends CompositeLock {
 
   /** @internal */
   protected override makeHandle(threadId: number, hold: CompositeHold, taken: Taken): LockHandle {
-    return new RedLockHandle(this, threadId, hold, taken.handles.length, taken.validity ?? 0);
+    return new RedLockHandle(this, threadId, hold, taken.members.length, taken.validity ?? 0);
   }
 
   /**
