@@ -147,8 +147,14 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
     // Behind local waiters, a newcomer takes its place in line instead of barging: its attempt would
     // beat theirs (it goes out at once, theirs only after the release message), starving them.
     this.queueFirst = request.queueFirst !== false && waitTime !== 0 && request.channel !== undefined && ctx.pubsub.hasWaiters(request.channel);
-    if (this.queueFirst) this.subscribe();
-    else this.attempt();
+    if (this.queueFirst) {
+      this.subscribe();
+      return;
+    }
+    // On a channel already subscribed, a share taken before the first attempt hears every release
+    // after it: a failed first attempt parks at once, without the attempt after subscribing.
+    if (waitTime !== 0 && request.channel !== undefined) this.subscription = ctx.pubsub.join(request.channel);
+    this.attempt();
   }
 
   /** Woken by a release message, or handed a local release: try again at once. */

@@ -187,6 +187,19 @@ export class PubSubManager {
   }
 
   /**
+   * A share of `channel`'s subscription at once, when local waiters already subscribed it and its
+   * SUBSCRIBE was confirmed (every message published from now on reaches the share); else
+   * `undefined`.
+   */
+  join(channel: string): Subscription | undefined {
+    const name = this.prefix + channel;
+    const entry = this.entries.get(name);
+    if (!entry?.confirmed || this.lifetime.signal.aborted) return undefined;
+    entry.refs += 1;
+    return new ChannelShare(name, entry, this.leaveChannel);
+  }
+
+  /**
    * The wake strategy of `channel` once its SUBSCRIBE was confirmed (so that every message from now
    * on reaches it); `undefined` before, or when no local waiter shares the channel.
    */
