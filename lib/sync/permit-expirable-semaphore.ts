@@ -2,10 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { InvalidArgumentError, LockAcquireTimeoutError, LockNotHeldError } from '../errors';
 import { semaphoreChannel } from '../keys';
 import type { Lease, LeaseKind } from '../leases/lease';
-import { acquireWithWait, fallbackBackOff } from '../locks/acquisition';
 import type { LockContext } from '../locks/context';
 import { MAX_TIME_MS, checkInteger } from '../options';
-import { wakeCount } from '../pubsub/wake';
 import {
   addExpirablePermits,
   deleteExpirable,
@@ -29,7 +27,7 @@ import {
   type ExpirableUsingOptions,
   type SyncCall,
 } from './options';
-import { PERMIT_RECHECK_MS, PermitAttempts, PermitGrant, PermitHandle, rejectingThrows, runHolding } from './permits';
+import { PERMIT_RECHECK_MS, PermitGrant, PermitHandle, handOffRelease, rejectingThrows, runHolding, waitForPermits } from './permits';
 
 /** What one client knows of its leased permits: the lease kind that renews them, and who holds which id. */
 interface PermitBook {
@@ -223,8 +221,11 @@ export class RPermitExpirableSemaphore {
       if (grant) this.forget(grant);
     }
     const now = Date.now();
-    if (buffers.length === 1) return releaseExpirable(this.ctx.scripts, this.name, buffers[0]!, now);
-    return (await releaseManyExpirable(this.ctx.scripts, this.name, buffers, now)) > 0;
+    const releasing =
+      buffers.length === 1
+        ? releaseExpirable(this.ctx.scripts, this.name, buffers[0]!, now)
+        : releaseManyExpirable(this.ctx.scripts, this.name, buffers, now).then((released) => released > 0);
+    return handOffRelease(this.ctx, this.channel, releasing, (held) => held);
   }
 
   /**
@@ -370,7 +371,9 @@ export class RPermitExpirableSemaphore {
     const { lifetime } = this.ctx;
     if (lifetime.aborted) throw lifetime.reason;
     const grant = lease as PermitGrant;
-    if (!(await this.releaseGrant(grant))) {
+    // Released permits go first to this client's oldest parked waiter; a release that answers `false`
+    // may not have published, so it hands nothing on for sure.
+    if (!(await handOffRelease(this.ctx, this.channel, this.releaseGrant(grant), (held) => held))) {
       throw new LockNotHeldError(
         `Permit(s) ${grant.owner} of semaphore '${this.name}' not held: already released, expired or removed`,
         this.name,
@@ -445,15 +448,6 @@ export class RPermitExpirableSemaphore {
       giveBack: (grant: PermitGrant) => this.releaseGrant(grant),
       outcome,
     };
-    return acquireWithWait(ctx, {
-      attempts: new PermitAttempts(ctx, source, call.signal),
-      channel: this.channel,
-      policy: wakeCount,
-      backOff: fallbackBackOff,
-      waitTime: call.waitTime,
-      turnBound: PERMIT_RECHECK_MS,
-      queueFirst: false,
-      signal: call.signal,
-    });
+    return waitForPermits(ctx, this.channel, permits, call, source);
   }
 }

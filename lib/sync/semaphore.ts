@@ -1,9 +1,7 @@
 import { InvalidArgumentError, LockAcquireTimeoutError } from '../errors';
 import { semaphoreChannel } from '../keys';
 import type { Lease, LeaseKind } from '../leases/lease';
-import { acquireWithWait, fallbackBackOff } from '../locks/acquisition';
 import type { LockContext } from '../locks/context';
-import { wakeCount } from '../pubsub/wake';
 import {
   addPermits,
   availablePermits,
@@ -24,7 +22,7 @@ import {
   type SyncCall,
   type TrySetPermitsOptions,
 } from './options';
-import { PERMIT_RECHECK_MS, PermitAttempts, PermitGrant, PermitHandle, rejectingThrows, runHolding } from './permits';
+import { PERMIT_RECHECK_MS, PermitGrant, PermitHandle, handOffRelease, rejectingThrows, runHolding, waitForPermits } from './permits';
 
 /** Plain permits have no lease: their grants are never tracked, so this is never asked to renew. */
 const UNLEASED: LeaseKind = { noun: 'Permit', renew: (batch) => Promise.resolve(batch.map(() => true)) };
@@ -143,7 +141,7 @@ export class RSemaphore {
   async release(permits = 1): Promise<void> {
     checkPermits(permits, 'permits', 0);
     this.ctx.lifetime.throwIfAborted();
-    if (permits > 0) await releasePermits(this.ctx.scripts, this.name, permits);
+    if (permits > 0) await this.releasePermits(permits);
   }
 
   /**
@@ -241,7 +239,13 @@ export class RSemaphore {
     const { permits } = lease as PermitGrant;
     const { lifetime } = this.ctx;
     if (lifetime.aborted) return Promise.reject(lifetime.reason);
-    return permits > 0 ? releasePermits(this.ctx.scripts, this.name, permits).then(() => undefined) : Promise.resolve();
+    return permits > 0 ? this.releasePermits(permits) : Promise.resolve();
+  }
+
+  /** Adds `permits`, handed first to this client's oldest parked waiter. */
+  private releasePermits(permits: number): Promise<void> {
+    const releasing = releasePermits(this.ctx.scripts, this.name, permits);
+    return handOffRelease(this.ctx, this.channel, releasing, () => true).then(() => undefined);
   }
 
   private take<T>(permits: number, call: SyncCall, outcome: (grant: PermitGrant | undefined) => T): Promise<T> {
@@ -257,16 +261,6 @@ export class RSemaphore {
       giveBack: () => releasePermits(ctx.scripts, name, permits),
       outcome,
     };
-    return acquireWithWait(ctx, {
-      attempts: new PermitAttempts(ctx, source, call.signal),
-      channel: this.channel,
-      policy: wakeCount,
-      backOff: fallbackBackOff,
-      waitTime: call.waitTime,
-      turnBound: PERMIT_RECHECK_MS,
-      // A newcomer needing fewer permits than the waiters ahead of it may be served at once.
-      queueFirst: false,
-      signal: call.signal,
-    });
+    return waitForPermits(ctx, this.channel, permits, call, source);
   }
 }
