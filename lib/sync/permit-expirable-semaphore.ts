@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { InvalidArgumentError, LockAcquireTimeoutError, LockNotHeldError } from '../errors';
+import { InvalidArgumentError, LockNotHeldError } from '../errors';
 import { semaphoreChannel } from '../keys';
 import type { Lease, LeaseKind } from '../leases/lease';
 import type { LockContext } from '../locks/context';
@@ -21,13 +21,21 @@ import { trySetPermits } from '../scripts/semaphore';
 import {
   checkDelta,
   checkPermits,
-  resolveSyncOptions,
-  splitPermits,
   type ExpirableAcquireOptions,
   type ExpirableUsingOptions,
   type SyncCall,
+  type SyncKey,
 } from './options';
-import { PERMIT_RECHECK_MS, PermitGrant, PermitHandle, handOffRelease, rejectingThrows, runHolding, waitForPermits } from './permits';
+import {
+  PERMIT_RECHECK_MS,
+  PermitGrant,
+  acquireHandle,
+  handOffRelease,
+  tryAcquireHandle,
+  usingHandle,
+  waitForPermits,
+  type PermitHandle,
+} from './permits';
 
 /** What one client knows of its leased permits: the lease kind that renews them, and who holds which id. */
 interface PermitBook {
@@ -94,11 +102,16 @@ function parseIds(ids: unknown): Buffer[] {
  */
 export class RPermitExpirableSemaphore {
   private readonly channel: string;
+  /** @internal */
+  readonly minPermits = 1;
+  /** @internal */
+  readonly acquireKeys: readonly SyncKey[] = ['waitTime', 'leaseTime', 'watchdog', 'signal'];
   private readonly book: PermitBook;
 
   /** @internal Use `RedissonClient.getPermitExpirableSemaphore`. */
   constructor(
-    private readonly ctx: LockContext,
+    /** @internal */
+    readonly ctx: LockContext,
     /** The semaphore's name: the key of its available count. */
     readonly name: string,
   ) {
@@ -122,15 +135,7 @@ export class RPermitExpirableSemaphore {
   acquire(options?: ExpirableAcquireOptions): Promise<PermitHandle>;
   acquire(permits: number, options?: ExpirableAcquireOptions): Promise<PermitHandle>;
   acquire(first?: number | ExpirableAcquireOptions, second?: ExpirableAcquireOptions): Promise<PermitHandle> {
-    return rejectingThrows(() => {
-      const [permits, options] = splitPermits(first, second, 1);
-      checkPermits(permits, 'permits', 1);
-      const call = resolveSyncOptions(options, ['waitTime', 'leaseTime', 'watchdog', 'signal'], 'acquire');
-      return this.take(permits, call, (grant) => {
-        if (!grant) throw new LockAcquireTimeoutError(this.name, call.waitTime ?? 0);
-        return new PermitHandle(this, grant);
-      });
-    });
+    return acquireHandle(this, first, second);
   }
 
   /**
@@ -148,14 +153,7 @@ export class RPermitExpirableSemaphore {
   tryAcquire(options?: ExpirableAcquireOptions): Promise<PermitHandle | null>;
   tryAcquire(permits: number, options?: ExpirableAcquireOptions): Promise<PermitHandle | null>;
   tryAcquire(first?: number | ExpirableAcquireOptions, second?: ExpirableAcquireOptions): Promise<PermitHandle | null> {
-    return rejectingThrows(() => {
-      const [permits, options] = splitPermits(first, second, 1);
-      checkPermits(permits, 'permits', 1);
-      const call = resolveSyncOptions(options, ['waitTime', 'leaseTime', 'watchdog', 'signal'], 'tryAcquire');
-      return this.take(permits, { ...call, waitTime: call.waitTime ?? 0 }, (grant) =>
-        grant ? new PermitHandle(this, grant) : null,
-      );
-    });
+    return tryAcquireHandle(this, first, second);
   }
 
   /**
@@ -172,12 +170,8 @@ export class RPermitExpirableSemaphore {
    * }, { leaseTime: 60_000 });
    * ```
    */
-  async using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: ExpirableUsingOptions): Promise<T> {
-    if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');
-    const call = resolveSyncOptions(options, ['permits', 'waitTime', 'leaseTime', 'watchdog', 'signal'], 'using');
-    const { permits: _permits, ...acquireOptions } = options ?? {};
-    const handle = await this.acquire(call.permits ?? 1, acquireOptions);
-    return runHolding(this.ctx, handle, fn);
+  using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: ExpirableUsingOptions): Promise<T> {
+    return usingHandle(this, fn, options);
   }
 
   /**
@@ -415,7 +409,8 @@ export class RPermitExpirableSemaphore {
     return `${this.name}\u0000${id.toString('hex')}`;
   }
 
-  private take<T>(permits: number, call: SyncCall, outcome: (grant: PermitGrant | undefined) => T): Promise<T> {
+  /** @internal Acquires `permits` as `call` says; see `PermitTaker`. */
+  take<T>(permits: number, call: SyncCall, outcome: (grant: PermitGrant | undefined) => T): Promise<T> {
     const { ctx, name } = this;
     const leaseTime = call.watchdog ? ctx.options.lockWatchdogTimeout : call.leaseTime;
     const source = {

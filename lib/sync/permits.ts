@@ -5,7 +5,8 @@ import { LocalHandOff } from '../locks/hand-off';
 import { LockHandle, type HandleOwner } from '../locks/handle';
 import { wakeCount, type WakePolicy } from '../pubsub/wake';
 import type { ScriptRunner } from '../scripts/runner';
-import type { SyncCall } from './options';
+import { InvalidArgumentError, LockAcquireTimeoutError } from '../errors';
+import { checkPermits, resolveSyncOptions, splitPermits, type SyncCall, type SyncKey } from './options';
 
 /**
  * Longest a semaphore waiter parks before it re-checks by itself, in ms. Releases wake waiters by
@@ -199,6 +200,52 @@ export function handOffRelease<R>(ctx: LockContext, channel: string, releasing: 
       throw error;
     },
   );
+}
+
+/** @internal A semaphore kind, as its shared `acquire`, `tryAcquire` and `using` drive it. */
+export interface PermitTaker extends HandleOwner {
+  /** The context of the client it belongs to. */
+  readonly ctx: LockContext;
+  /** The smallest permit count an acquisition may ask for. */
+  readonly minPermits: number;
+  /** The options its acquisitions take (besides `permits` for `using`). */
+  readonly acquireKeys: readonly SyncKey[];
+  /** Acquires `permits` as `call` says, resolving what `outcome` makes of the grant (`undefined`: out of time). */
+  take<T>(permits: number, call: SyncCall, outcome: (grant: PermitGrant | undefined) => T): Promise<T>;
+}
+
+/** `acquire(permits?, options?)` of a semaphore kind: waits as long as `waitTime` allows, else rejects. */
+export function acquireHandle(taker: PermitTaker, first: unknown, second: unknown): Promise<PermitHandle> {
+  return rejectingThrows(() => {
+    const [permits, call] = permitCall(taker, first, second, 'acquire');
+    return taker.take(permits, call, (grant) => {
+      if (!grant) throw new LockAcquireTimeoutError(taker.name, call.waitTime ?? 0);
+      return new PermitHandle(taker, grant);
+    });
+  });
+}
+
+/** `tryAcquire(permits?, options?)` of a semaphore kind: a single attempt unless `waitTime` is given. */
+export function tryAcquireHandle(taker: PermitTaker, first: unknown, second: unknown): Promise<PermitHandle | null> {
+  return rejectingThrows(() => {
+    const [permits, call] = permitCall(taker, first, second, 'tryAcquire');
+    return taker.take(permits, { ...call, waitTime: call.waitTime ?? 0 }, (grant) => (grant ? new PermitHandle(taker, grant) : null));
+  });
+}
+
+/** `using(fn, options?)` of a semaphore kind: runs `fn` holding the permits, and gives them back. */
+export async function usingHandle<T>(taker: PermitTaker, fn: (signal: AbortSignal) => Promise<T> | T, options: unknown): Promise<T> {
+  if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');
+  const call = resolveSyncOptions(options, ['permits', ...taker.acquireKeys], 'using');
+  const { permits: _permits, ...acquireOptions } = (options ?? {}) as { permits?: unknown };
+  const handle = await acquireHandle(taker, call.permits ?? 1, acquireOptions);
+  return runHolding(taker.ctx, handle, fn);
+}
+
+function permitCall(taker: PermitTaker, first: unknown, second: unknown, what: string): [number, SyncCall] {
+  const [permits, options] = splitPermits(first, second, 1);
+  checkPermits(permits, 'permits', taker.minPermits);
+  return [permits, resolveSyncOptions(options, taker.acquireKeys, what)];
 }
 
 /** Runs `start`, turning a synchronous throw (bad input, closed client) into a rejection. */

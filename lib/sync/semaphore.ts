@@ -1,4 +1,3 @@
-import { InvalidArgumentError, LockAcquireTimeoutError } from '../errors';
 import { semaphoreChannel } from '../keys';
 import type { Lease, LeaseKind } from '../leases/lease';
 import type { LockContext } from '../locks/context';
@@ -16,13 +15,22 @@ import {
   checkDelta,
   checkPermits,
   resolveSyncOptions,
-  splitPermits,
   type SemaphoreAcquireOptions,
   type SemaphoreUsingOptions,
   type SyncCall,
+  type SyncKey,
   type TrySetPermitsOptions,
 } from './options';
-import { PERMIT_RECHECK_MS, PermitGrant, PermitHandle, handOffRelease, rejectingThrows, runHolding, waitForPermits } from './permits';
+import {
+  PERMIT_RECHECK_MS,
+  PermitGrant,
+  acquireHandle,
+  handOffRelease,
+  tryAcquireHandle,
+  usingHandle,
+  waitForPermits,
+  type PermitHandle,
+} from './permits';
 
 /** Plain permits have no lease: their grants are never tracked, so this is never asked to renew. */
 const UNLEASED: LeaseKind = { noun: 'Permit', renew: (batch) => Promise.resolve(batch.map(() => true)) };
@@ -45,10 +53,15 @@ const UNLEASED: LeaseKind = { noun: 'Permit', renew: (batch) => Promise.resolve(
  */
 export class RSemaphore {
   private readonly channel: string;
+  /** @internal */
+  readonly minPermits = 0;
+  /** @internal */
+  readonly acquireKeys: readonly SyncKey[] = ['waitTime', 'signal'];
 
   /** @internal Use `RedissonClient.getSemaphore`. */
   constructor(
-    private readonly ctx: LockContext,
+    /** @internal */
+    readonly ctx: LockContext,
     /** The semaphore's name: the key of its count. */
     readonly name: string,
   ) {
@@ -74,15 +87,7 @@ export class RSemaphore {
   acquire(options?: SemaphoreAcquireOptions): Promise<PermitHandle>;
   acquire(permits: number, options?: SemaphoreAcquireOptions): Promise<PermitHandle>;
   acquire(first?: number | SemaphoreAcquireOptions, second?: SemaphoreAcquireOptions): Promise<PermitHandle> {
-    return rejectingThrows(() => {
-      const [permits, options] = splitPermits(first, second, 1);
-      checkPermits(permits, 'permits', 0);
-      const call = resolveSyncOptions(options, ['waitTime', 'signal'], 'acquire');
-      return this.take(permits, call, (grant) => {
-        if (!grant) throw new LockAcquireTimeoutError(this.name, call.waitTime ?? 0);
-        return new PermitHandle(this, grant);
-      });
-    });
+    return acquireHandle(this, first, second);
   }
 
   /**
@@ -100,14 +105,7 @@ export class RSemaphore {
   tryAcquire(options?: SemaphoreAcquireOptions): Promise<PermitHandle | null>;
   tryAcquire(permits: number, options?: SemaphoreAcquireOptions): Promise<PermitHandle | null>;
   tryAcquire(first?: number | SemaphoreAcquireOptions, second?: SemaphoreAcquireOptions): Promise<PermitHandle | null> {
-    return rejectingThrows(() => {
-      const [permits, options] = splitPermits(first, second, 1);
-      checkPermits(permits, 'permits', 0);
-      const call = resolveSyncOptions(options, ['waitTime', 'signal'], 'tryAcquire');
-      return this.take(permits, { ...call, waitTime: call.waitTime ?? 0 }, (grant) =>
-        grant ? new PermitHandle(this, grant) : null,
-      );
-    });
+    return tryAcquireHandle(this, first, second);
   }
 
   /**
@@ -120,12 +118,8 @@ export class RSemaphore {
    * const page = await semaphore.using(() => fetchPage(url), { permits: 1, waitTime: 30_000 });
    * ```
    */
-  async using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: SemaphoreUsingOptions): Promise<T> {
-    if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');
-    const call = resolveSyncOptions(options, ['permits', 'waitTime', 'signal'], 'using');
-    const { permits: _permits, ...acquireOptions } = options ?? {};
-    const handle = await this.acquire(call.permits ?? 1, acquireOptions);
-    return runHolding(this.ctx, handle, fn);
+  using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: SemaphoreUsingOptions): Promise<T> {
+    return usingHandle(this, fn, options);
   }
 
   /**
@@ -248,7 +242,8 @@ export class RSemaphore {
     return handOffRelease(this.ctx, this.channel, releasing, () => true).then(() => undefined);
   }
 
-  private take<T>(permits: number, call: SyncCall, outcome: (grant: PermitGrant | undefined) => T): Promise<T> {
+  /** @internal Acquires `permits` as `call` says; see `PermitTaker`. */
+  take<T>(permits: number, call: SyncCall, outcome: (grant: PermitGrant | undefined) => T): Promise<T> {
     const { ctx, name } = this;
     if (permits === 0) {
       ctx.lifetime.throwIfAborted();
