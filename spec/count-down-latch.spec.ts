@@ -126,6 +126,32 @@ describe('RCountDownLatch', () => {
     expect(performance.now() - deletedAt).toBeLessThan(2_500);
   });
 
+  it('the waiters a message wakes re-check with one GET; a new count\'s message releases none of them', async () => {
+    const name = 'latch:shared-check';
+    const setter = client();
+    const redisson = client();
+    // Both scripts cached, so that the two calls below reach Redis in the order they are made.
+    await setter.getCountDownLatch(name).countDown();
+    await setter.getCountDownLatch(name).trySetCount(1);
+    const waiting = Array.from({ length: 50 }, () => redisson.getCountDownLatch(name).await());
+    let released = 0;
+    for (const wait of waiting) void wait.then(() => (released += 1));
+    await eventually(() => redisson.diagnostics().waiters === 50, 10_000, '50 parked waiters');
+    // A count-down to zero and a new count at once: by the time the waiters' re-check runs the
+    // latch is closed again, and the message of the new count reopens nothing.
+    const before = await commandCounts(admin());
+    await Promise.all([setter.getCountDownLatch(name).countDown(), setter.getCountDownLatch(name).trySetCount(1)]);
+    await eventually(() => redisson.diagnostics().waiters === 50, 10_000, 'the waiters to park again');
+    await delay(50);
+    expect(released).toBe(0);
+    // Each message woke all 50 (or left them a wake-up each); each time one GET answered for all.
+    const gets = ((await commandCounts(admin())).get('get') ?? 0) - (before.get('get') ?? 0);
+    expect(gets).toBeGreaterThanOrEqual(1);
+    expect(gets).toBeLessThanOrEqual(3);
+    await setter.getCountDownLatch(name).countDown();
+    expect(await Promise.all(waiting)).toEqual(Array.from({ length: 50 }, () => true));
+  });
+
   it('rejects bad input before sending anything; shutdown rejects waiters and leaves nothing', async () => {
     const redisson = client();
     const latch = redisson.getCountDownLatch('latch:input');

@@ -47,9 +47,18 @@ export class HandOff implements AttemptReport {
 }
 
 /**
- * The wake strategy of a lock channel with local hand-off (opted into by a lock kind): messages wake
- * as `inner` says, except the echoes of releases a local waiter already took, and messages that
- * arrive while a hand-off's outcome is unknown wait for it.
+ * What is left of a release's message once a local waiter took what the release freed: the message
+ * to deliver still, or `undefined` for none (a lock: its one release is used up).
+ */
+export type Remainder = (message: string) => string | undefined;
+
+const NOTHING_LEFT: Remainder = () => undefined;
+
+/**
+ * The wake strategy of a channel with local hand-off (opted into by a lock kind or a semaphore):
+ * messages wake as `inner` says, except the echoes of releases a local waiter already took (what
+ * `remainder` leaves of them), and messages that arrive while a hand-off's outcome is unknown wait
+ * for it.
  */
 export class LocalHandOff implements WakeStrategy {
   /** Messages still to come that local hand-offs have used already. */
@@ -68,11 +77,12 @@ export class LocalHandOff implements WakeStrategy {
   constructor(
     private readonly waiters: ChannelWaiters,
     private readonly inner: WakeStrategy,
+    private readonly remainder: Remainder = NOTHING_LEFT,
   ) {}
 
   /** A wake policy: `inner` with local hand-off on top. */
-  static over(inner: WakePolicy): WakePolicy {
-    return (waiters) => new LocalHandOff(waiters, inner(waiters));
+  static over(inner: WakePolicy, remainder?: Remainder): WakePolicy {
+    return (waiters) => new LocalHandOff(waiters, inner(waiters), remainder);
   }
 
   /**
@@ -112,8 +122,11 @@ export class LocalHandOff implements WakeStrategy {
   private settle(consumed: boolean): void {
     this.pending -= 1;
     if (consumed) {
-      if (this.held.length > 0) this.held.shift();
-      else {
+      if (this.held.length > 0) {
+        const rest = this.remainder(this.held[0]!);
+        if (rest === undefined) this.held.shift();
+        else this.held[0] = rest;
+      } else {
         this.echoes += 1;
         this.echoesUntil = performance.now() + ECHO_WINDOW_MS;
       }
@@ -122,12 +135,13 @@ export class LocalHandOff implements WakeStrategy {
     for (const message of this.held.splice(0)) this.accept(message);
   }
 
-  /** A message no hand-off is waiting for: passed over if it is an expected echo, else delivered. */
+  /** A message no hand-off is waiting for: what is left of it if it is an expected echo, else all of it. */
   private accept(message: string): void {
+    let rest: string | undefined = message;
     if (this.echoes > 0) {
       this.echoes -= 1;
-      if (performance.now() <= this.echoesUntil) return;
+      if (performance.now() <= this.echoesUntil) rest = this.remainder(message);
     }
-    this.inner.deliver(message, this.waiters);
+    if (rest !== undefined) this.inner.deliver(rest, this.waiters);
   }
 }

@@ -66,3 +66,32 @@ export function deleteLatch(runner: ScriptRunner, name: string): Promise<boolean
 export function latchCount(runner: ScriptRunner, name: string): Promise<number> {
   return runner.redis.get(name).then((reply) => Number(toStringOrNull(reply) ?? 0));
 }
+
+/** Reads of {@link sharedLatchCount} not sent yet, by client and latch. */
+const queuedReads = new WeakMap<ScriptRunner, Map<string, Promise<number>>>();
+
+/**
+ * The count, read by a GET sent after this call, and shared by every call for the same latch made
+ * before it goes out (once the running code's stack unwinds): the message that opens a latch wakes
+ * all its local waiters at once, and they re-check with one GET instead of one each. Every caller
+ * still gets a count read after it asked, as with a GET of its own.
+ */
+export function sharedLatchCount(runner: ScriptRunner, name: string): Promise<number> {
+  let queued = queuedReads.get(runner);
+  if (!queued) {
+    queued = new Map();
+    queuedReads.set(runner, queued);
+  }
+  const reads = queued;
+  let read = reads.get(name);
+  if (!read) {
+    read = new Promise<number>((resolve) =>
+      queueMicrotask(() => {
+        reads.delete(name);
+        resolve(latchCount(runner, name));
+      }),
+    );
+    reads.set(name, read);
+  }
+  return read;
+}

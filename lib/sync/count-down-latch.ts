@@ -2,7 +2,7 @@ import { latchChannel } from '../keys';
 import { acquireWithWait, fallbackBackOff, type AttemptSource } from '../locks/acquisition';
 import type { LockContext } from '../locks/context';
 import { wakeAll } from '../pubsub/wake';
-import { countDown, deleteLatch, latchCount, trySetCount } from '../scripts/count-down-latch';
+import { countDown, deleteLatch, latchCount, sharedLatchCount, trySetCount } from '../scripts/count-down-latch';
 import { checkPermits, resolveSyncOptions, type LatchAwaitOptions } from './options';
 import { rejectingThrows } from './permits';
 
@@ -18,8 +18,9 @@ export const LATCH_RECHECK_MS = 5_000;
  * `redisson_countdownlatch__channel__{name}` carrying `0` when it reaches zero and `1` when it is
  * set or deleted. Get one from `RedissonClient.getCountDownLatch`.
  *
- * Every waiter wakes on every message and re-checks the count, so all of them return once it is
- * zero (or the latch was deleted), in every process.
+ * Every waiter wakes on every message and re-checks the count, as Redisson's do, so all of them
+ * return once it is zero (or the latch was deleted), in every process; the waiters of one client
+ * that a message wakes share one GET for that re-check.
  *
  * @example
  * ```ts
@@ -113,7 +114,7 @@ export class RCountDownLatch {
       const call = resolveSyncOptions(options, ['waitTime', 'signal'], 'await');
       const { ctx, name } = this;
       const attempts: AttemptSource<boolean> = {
-        attempt: async () => ((await latchCount(ctx.scripts, name)) <= 0 ? null : LATCH_RECHECK_MS),
+        attempt: async () => ((await sharedLatchCount(ctx.scripts, name)) <= 0 ? null : LATCH_RECHECK_MS),
         abandon: () => undefined,
         conclude: (open) => open,
       };

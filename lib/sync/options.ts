@@ -129,7 +129,7 @@ export interface SyncCall {
   ttl: number | undefined;
 }
 
-type SyncKey = 'waitTime' | 'leaseTime' | 'watchdog' | 'signal' | 'permits' | 'ttl';
+export type SyncKey = 'waitTime' | 'leaseTime' | 'watchdog' | 'signal' | 'permits' | 'ttl';
 
 /** Validates the options of one synchronizer call; `allowed` lists the keys it accepts. */
 export function resolveSyncOptions(options: unknown, allowed: readonly SyncKey[], what: string): SyncCall {

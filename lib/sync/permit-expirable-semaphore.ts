@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { InvalidArgumentError, LockAcquireTimeoutError, LockNotHeldError } from '../errors';
+import { InvalidArgumentError, LockNotHeldError } from '../errors';
 import { semaphoreChannel } from '../keys';
 import type { Lease, LeaseKind } from '../leases/lease';
-import { acquireWithWait, fallbackBackOff } from '../locks/acquisition';
 import type { LockContext } from '../locks/context';
 import { MAX_TIME_MS, checkInteger } from '../options';
-import { wakeCount } from '../pubsub/wake';
 import {
   addExpirablePermits,
   deleteExpirable,
@@ -23,13 +21,21 @@ import { trySetPermits } from '../scripts/semaphore';
 import {
   checkDelta,
   checkPermits,
-  resolveSyncOptions,
-  splitPermits,
   type ExpirableAcquireOptions,
   type ExpirableUsingOptions,
   type SyncCall,
+  type SyncKey,
 } from './options';
-import { PERMIT_RECHECK_MS, PermitAttempts, PermitGrant, PermitHandle, rejectingThrows, runHolding } from './permits';
+import {
+  PERMIT_RECHECK_MS,
+  PermitGrant,
+  acquireHandle,
+  handOffRelease,
+  tryAcquireHandle,
+  usingHandle,
+  waitForPermits,
+  type PermitHandle,
+} from './permits';
 
 /** What one client knows of its leased permits: the lease kind that renews them, and who holds which id. */
 interface PermitBook {
@@ -96,11 +102,16 @@ function parseIds(ids: unknown): Buffer[] {
  */
 export class RPermitExpirableSemaphore {
   private readonly channel: string;
+  /** @internal */
+  readonly minPermits = 1;
+  /** @internal */
+  readonly acquireKeys: readonly SyncKey[] = ['waitTime', 'leaseTime', 'watchdog', 'signal'];
   private readonly book: PermitBook;
 
   /** @internal Use `RedissonClient.getPermitExpirableSemaphore`. */
   constructor(
-    private readonly ctx: LockContext,
+    /** @internal */
+    readonly ctx: LockContext,
     /** The semaphore's name: the key of its available count. */
     readonly name: string,
   ) {
@@ -124,15 +135,7 @@ export class RPermitExpirableSemaphore {
   acquire(options?: ExpirableAcquireOptions): Promise<PermitHandle>;
   acquire(permits: number, options?: ExpirableAcquireOptions): Promise<PermitHandle>;
   acquire(first?: number | ExpirableAcquireOptions, second?: ExpirableAcquireOptions): Promise<PermitHandle> {
-    return rejectingThrows(() => {
-      const [permits, options] = splitPermits(first, second, 1);
-      checkPermits(permits, 'permits', 1);
-      const call = resolveSyncOptions(options, ['waitTime', 'leaseTime', 'watchdog', 'signal'], 'acquire');
-      return this.take(permits, call, (grant) => {
-        if (!grant) throw new LockAcquireTimeoutError(this.name, call.waitTime ?? 0);
-        return new PermitHandle(this, grant);
-      });
-    });
+    return acquireHandle(this, first, second);
   }
 
   /**
@@ -150,14 +153,7 @@ export class RPermitExpirableSemaphore {
   tryAcquire(options?: ExpirableAcquireOptions): Promise<PermitHandle | null>;
   tryAcquire(permits: number, options?: ExpirableAcquireOptions): Promise<PermitHandle | null>;
   tryAcquire(first?: number | ExpirableAcquireOptions, second?: ExpirableAcquireOptions): Promise<PermitHandle | null> {
-    return rejectingThrows(() => {
-      const [permits, options] = splitPermits(first, second, 1);
-      checkPermits(permits, 'permits', 1);
-      const call = resolveSyncOptions(options, ['waitTime', 'leaseTime', 'watchdog', 'signal'], 'tryAcquire');
-      return this.take(permits, { ...call, waitTime: call.waitTime ?? 0 }, (grant) =>
-        grant ? new PermitHandle(this, grant) : null,
-      );
-    });
+    return tryAcquireHandle(this, first, second);
   }
 
   /**
@@ -174,12 +170,8 @@ export class RPermitExpirableSemaphore {
    * }, { leaseTime: 60_000 });
    * ```
    */
-  async using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: ExpirableUsingOptions): Promise<T> {
-    if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');
-    const call = resolveSyncOptions(options, ['permits', 'waitTime', 'leaseTime', 'watchdog', 'signal'], 'using');
-    const { permits: _permits, ...acquireOptions } = options ?? {};
-    const handle = await this.acquire(call.permits ?? 1, acquireOptions);
-    return runHolding(this.ctx, handle, fn);
+  using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: ExpirableUsingOptions): Promise<T> {
+    return usingHandle(this, fn, options);
   }
 
   /**
@@ -223,8 +215,11 @@ export class RPermitExpirableSemaphore {
       if (grant) this.forget(grant);
     }
     const now = Date.now();
-    if (buffers.length === 1) return releaseExpirable(this.ctx.scripts, this.name, buffers[0]!, now);
-    return (await releaseManyExpirable(this.ctx.scripts, this.name, buffers, now)) > 0;
+    const releasing =
+      buffers.length === 1
+        ? releaseExpirable(this.ctx.scripts, this.name, buffers[0]!, now)
+        : releaseManyExpirable(this.ctx.scripts, this.name, buffers, now).then((released) => released > 0);
+    return handOffRelease(this.ctx, this.channel, releasing, (held) => held);
   }
 
   /**
@@ -370,7 +365,9 @@ export class RPermitExpirableSemaphore {
     const { lifetime } = this.ctx;
     if (lifetime.aborted) throw lifetime.reason;
     const grant = lease as PermitGrant;
-    if (!(await this.releaseGrant(grant))) {
+    // Released permits go first to this client's oldest parked waiter; a release that answers `false`
+    // may not have published, so it hands nothing on for sure.
+    if (!(await handOffRelease(this.ctx, this.channel, this.releaseGrant(grant), (held) => held))) {
       throw new LockNotHeldError(
         `Permit(s) ${grant.owner} of semaphore '${this.name}' not held: already released, expired or removed`,
         this.name,
@@ -412,7 +409,8 @@ export class RPermitExpirableSemaphore {
     return `${this.name}\u0000${id.toString('hex')}`;
   }
 
-  private take<T>(permits: number, call: SyncCall, outcome: (grant: PermitGrant | undefined) => T): Promise<T> {
+  /** @internal Acquires `permits` as `call` says; see `PermitTaker`. */
+  take<T>(permits: number, call: SyncCall, outcome: (grant: PermitGrant | undefined) => T): Promise<T> {
     const { ctx, name } = this;
     const leaseTime = call.watchdog ? ctx.options.lockWatchdogTimeout : call.leaseTime;
     const source = {
@@ -445,15 +443,6 @@ export class RPermitExpirableSemaphore {
       giveBack: (grant: PermitGrant) => this.releaseGrant(grant),
       outcome,
     };
-    return acquireWithWait(ctx, {
-      attempts: new PermitAttempts(ctx, source, call.signal),
-      channel: this.channel,
-      policy: wakeCount,
-      backOff: fallbackBackOff,
-      waitTime: call.waitTime,
-      turnBound: PERMIT_RECHECK_MS,
-      queueFirst: false,
-      signal: call.signal,
-    });
+    return waitForPermits(ctx, this.channel, permits, call, source);
   }
 }

@@ -1,7 +1,12 @@
 import { Lease, type LeaseKind } from '../leases/lease';
-import type { AttemptSource } from '../locks/acquisition';
+import { acquireWithWait, fallbackBackOff, type AttemptSource } from '../locks/acquisition';
 import type { LockContext } from '../locks/context';
+import { LocalHandOff } from '../locks/hand-off';
 import { LockHandle, type HandleOwner } from '../locks/handle';
+import { wakeCount, type WakePolicy } from '../pubsub/wake';
+import type { ScriptRunner } from '../scripts/runner';
+import { InvalidArgumentError, LockAcquireTimeoutError } from '../errors';
+import { checkPermits, resolveSyncOptions, splitPermits, type SyncCall, type SyncKey } from './options';
 
 /**
  * Longest a semaphore waiter parks before it re-checks by itself, in ms. Releases wake waiters by
@@ -128,6 +133,119 @@ export class PermitAttempts<T> implements AttemptSource<T> {
         this.ctx.logger.debug('giving back unwanted permits failed', { name: grant.name, error }),
     );
   }
+}
+
+/**
+ * Semaphore channels: a message `n` wakes up to `n` local waiters. A release by this client is
+ * handed to its oldest parked waiter, whose attempt goes out right behind it; the release's own
+ * message then wakes one waiter fewer.
+ */
+const PERMIT_WAKE: WakePolicy = LocalHandOff.over(wakeCount, (message) => {
+  const count = Number(message);
+  return Number.isSafeInteger(count) && count > 1 ? String(count - 1) : undefined;
+});
+
+/** How many local acquisitions wait for how many permits, by client and channel. */
+const waiting = new WeakMap<ScriptRunner, Map<string, Map<number, number>>>();
+
+/**
+ * Waits for `permits` on `channel`, trying with `source`. A newcomer queues behind this client's
+ * waiters that want no more permits than it does (whatever would serve it serves them), rather than
+ * barging past them with an attempt of its own; behind waiters that want more, it tries at once.
+ */
+export function waitForPermits<T>(ctx: LockContext, channel: string, permits: number, call: SyncCall, source: PermitSource<T>): Promise<T> {
+  const wait = (queueFirst: boolean): Promise<T> =>
+    acquireWithWait(ctx, {
+      attempts: new PermitAttempts(ctx, source, call.signal),
+      channel,
+      policy: PERMIT_WAKE,
+      backOff: fallbackBackOff,
+      waitTime: call.waitTime,
+      turnBound: PERMIT_RECHECK_MS,
+      queueFirst,
+      signal: call.signal,
+    });
+  if (call.waitTime === 0) return wait(false);
+  let channels = waiting.get(ctx.scripts);
+  if (!channels) waiting.set(ctx.scripts, (channels = new Map<string, Map<number, number>>()));
+  const demand = channels.get(channel) ?? new Map<number, number>();
+  channels.set(channel, demand);
+  const queueFirst = [...demand.keys()].some((wanted) => wanted <= permits);
+  demand.set(permits, (demand.get(permits) ?? 0) + 1);
+  const done = (): void => {
+    const left = demand.get(permits)! - 1;
+    if (left > 0) demand.set(permits, left);
+    else if (demand.delete(permits) && demand.size === 0) channels.delete(channel);
+  };
+  const acquired = wait(queueFirst);
+  acquired.then(done, done);
+  return acquired;
+}
+
+/**
+ * Hands a release just sent (`releasing`, whose reply says whether it published) to this client's
+ * oldest waiter parked on `channel`: its attempt follows the release on the same connection.
+ */
+export function handOffRelease<R>(ctx: LockContext, channel: string, releasing: Promise<R>, published: (reply: R) => boolean): Promise<R> {
+  const strategy = ctx.pubsub.strategyOf(channel);
+  const handOff = strategy instanceof LocalHandOff ? strategy.handOff() : undefined;
+  if (!handOff) return releasing;
+  return releasing.then(
+    (reply) => {
+      handOff.unlocked(published(reply));
+      return reply;
+    },
+    (error: unknown) => {
+      handOff.unlocked(false);
+      throw error;
+    },
+  );
+}
+
+/** @internal A semaphore kind, as its shared `acquire`, `tryAcquire` and `using` drive it. */
+export interface PermitTaker extends HandleOwner {
+  /** The context of the client it belongs to. */
+  readonly ctx: LockContext;
+  /** The smallest permit count an acquisition may ask for. */
+  readonly minPermits: number;
+  /** The options its acquisitions take (besides `permits` for `using`). */
+  readonly acquireKeys: readonly SyncKey[];
+  /** Acquires `permits` as `call` says, resolving what `outcome` makes of the grant (`undefined`: out of time). */
+  take<T>(permits: number, call: SyncCall, outcome: (grant: PermitGrant | undefined) => T): Promise<T>;
+}
+
+/** `acquire(permits?, options?)` of a semaphore kind: waits as long as `waitTime` allows, else rejects. */
+export function acquireHandle(taker: PermitTaker, first: unknown, second: unknown): Promise<PermitHandle> {
+  return rejectingThrows(() => {
+    const [permits, call] = permitCall(taker, first, second, 'acquire');
+    return taker.take(permits, call, (grant) => {
+      if (!grant) throw new LockAcquireTimeoutError(taker.name, call.waitTime ?? 0);
+      return new PermitHandle(taker, grant);
+    });
+  });
+}
+
+/** `tryAcquire(permits?, options?)` of a semaphore kind: a single attempt unless `waitTime` is given. */
+export function tryAcquireHandle(taker: PermitTaker, first: unknown, second: unknown): Promise<PermitHandle | null> {
+  return rejectingThrows(() => {
+    const [permits, call] = permitCall(taker, first, second, 'tryAcquire');
+    return taker.take(permits, { ...call, waitTime: call.waitTime ?? 0 }, (grant) => (grant ? new PermitHandle(taker, grant) : null));
+  });
+}
+
+/** `using(fn, options?)` of a semaphore kind: runs `fn` holding the permits, and gives them back. */
+export async function usingHandle<T>(taker: PermitTaker, fn: (signal: AbortSignal) => Promise<T> | T, options: unknown): Promise<T> {
+  if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');
+  const call = resolveSyncOptions(options, ['permits', ...taker.acquireKeys], 'using');
+  const { permits: _permits, ...acquireOptions } = (options ?? {}) as { permits?: unknown };
+  const handle = await acquireHandle(taker, call.permits ?? 1, acquireOptions);
+  return runHolding(taker.ctx, handle, fn);
+}
+
+function permitCall(taker: PermitTaker, first: unknown, second: unknown, what: string): [number, SyncCall] {
+  const [permits, options] = splitPermits(first, second, 1);
+  checkPermits(permits, 'permits', taker.minPermits);
+  return [permits, resolveSyncOptions(options, taker.acquireKeys, what)];
 }
 
 /** Runs `start`, turning a synchronous throw (bad input, closed client) into a rejection. */

@@ -1,9 +1,6 @@
-import { InvalidArgumentError, LockAcquireTimeoutError } from '../errors';
 import { semaphoreChannel } from '../keys';
 import type { Lease, LeaseKind } from '../leases/lease';
-import { acquireWithWait, fallbackBackOff } from '../locks/acquisition';
 import type { LockContext } from '../locks/context';
-import { wakeCount } from '../pubsub/wake';
 import {
   addPermits,
   availablePermits,
@@ -18,13 +15,22 @@ import {
   checkDelta,
   checkPermits,
   resolveSyncOptions,
-  splitPermits,
   type SemaphoreAcquireOptions,
   type SemaphoreUsingOptions,
   type SyncCall,
+  type SyncKey,
   type TrySetPermitsOptions,
 } from './options';
-import { PERMIT_RECHECK_MS, PermitAttempts, PermitGrant, PermitHandle, rejectingThrows, runHolding } from './permits';
+import {
+  PERMIT_RECHECK_MS,
+  PermitGrant,
+  acquireHandle,
+  handOffRelease,
+  tryAcquireHandle,
+  usingHandle,
+  waitForPermits,
+  type PermitHandle,
+} from './permits';
 
 /** Plain permits have no lease: their grants are never tracked, so this is never asked to renew. */
 const UNLEASED: LeaseKind = { noun: 'Permit', renew: (batch) => Promise.resolve(batch.map(() => true)) };
@@ -47,10 +53,15 @@ const UNLEASED: LeaseKind = { noun: 'Permit', renew: (batch) => Promise.resolve(
  */
 export class RSemaphore {
   private readonly channel: string;
+  /** @internal */
+  readonly minPermits = 0;
+  /** @internal */
+  readonly acquireKeys: readonly SyncKey[] = ['waitTime', 'signal'];
 
   /** @internal Use `RedissonClient.getSemaphore`. */
   constructor(
-    private readonly ctx: LockContext,
+    /** @internal */
+    readonly ctx: LockContext,
     /** The semaphore's name: the key of its count. */
     readonly name: string,
   ) {
@@ -76,15 +87,7 @@ export class RSemaphore {
   acquire(options?: SemaphoreAcquireOptions): Promise<PermitHandle>;
   acquire(permits: number, options?: SemaphoreAcquireOptions): Promise<PermitHandle>;
   acquire(first?: number | SemaphoreAcquireOptions, second?: SemaphoreAcquireOptions): Promise<PermitHandle> {
-    return rejectingThrows(() => {
-      const [permits, options] = splitPermits(first, second, 1);
-      checkPermits(permits, 'permits', 0);
-      const call = resolveSyncOptions(options, ['waitTime', 'signal'], 'acquire');
-      return this.take(permits, call, (grant) => {
-        if (!grant) throw new LockAcquireTimeoutError(this.name, call.waitTime ?? 0);
-        return new PermitHandle(this, grant);
-      });
-    });
+    return acquireHandle(this, first, second);
   }
 
   /**
@@ -102,14 +105,7 @@ export class RSemaphore {
   tryAcquire(options?: SemaphoreAcquireOptions): Promise<PermitHandle | null>;
   tryAcquire(permits: number, options?: SemaphoreAcquireOptions): Promise<PermitHandle | null>;
   tryAcquire(first?: number | SemaphoreAcquireOptions, second?: SemaphoreAcquireOptions): Promise<PermitHandle | null> {
-    return rejectingThrows(() => {
-      const [permits, options] = splitPermits(first, second, 1);
-      checkPermits(permits, 'permits', 0);
-      const call = resolveSyncOptions(options, ['waitTime', 'signal'], 'tryAcquire');
-      return this.take(permits, { ...call, waitTime: call.waitTime ?? 0 }, (grant) =>
-        grant ? new PermitHandle(this, grant) : null,
-      );
-    });
+    return tryAcquireHandle(this, first, second);
   }
 
   /**
@@ -122,12 +118,8 @@ export class RSemaphore {
    * const page = await semaphore.using(() => fetchPage(url), { permits: 1, waitTime: 30_000 });
    * ```
    */
-  async using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: SemaphoreUsingOptions): Promise<T> {
-    if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');
-    const call = resolveSyncOptions(options, ['permits', 'waitTime', 'signal'], 'using');
-    const { permits: _permits, ...acquireOptions } = options ?? {};
-    const handle = await this.acquire(call.permits ?? 1, acquireOptions);
-    return runHolding(this.ctx, handle, fn);
+  using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: SemaphoreUsingOptions): Promise<T> {
+    return usingHandle(this, fn, options);
   }
 
   /**
@@ -143,7 +135,7 @@ export class RSemaphore {
   async release(permits = 1): Promise<void> {
     checkPermits(permits, 'permits', 0);
     this.ctx.lifetime.throwIfAborted();
-    if (permits > 0) await releasePermits(this.ctx.scripts, this.name, permits);
+    if (permits > 0) await this.releasePermits(permits);
   }
 
   /**
@@ -241,10 +233,17 @@ export class RSemaphore {
     const { permits } = lease as PermitGrant;
     const { lifetime } = this.ctx;
     if (lifetime.aborted) return Promise.reject(lifetime.reason);
-    return permits > 0 ? releasePermits(this.ctx.scripts, this.name, permits).then(() => undefined) : Promise.resolve();
+    return permits > 0 ? this.releasePermits(permits) : Promise.resolve();
   }
 
-  private take<T>(permits: number, call: SyncCall, outcome: (grant: PermitGrant | undefined) => T): Promise<T> {
+  /** Adds `permits`, handed first to this client's oldest parked waiter. */
+  private releasePermits(permits: number): Promise<void> {
+    const releasing = releasePermits(this.ctx.scripts, this.name, permits);
+    return handOffRelease(this.ctx, this.channel, releasing, () => true).then(() => undefined);
+  }
+
+  /** @internal Acquires `permits` as `call` says; see `PermitTaker`. */
+  take<T>(permits: number, call: SyncCall, outcome: (grant: PermitGrant | undefined) => T): Promise<T> {
     const { ctx, name } = this;
     if (permits === 0) {
       ctx.lifetime.throwIfAborted();
@@ -257,16 +256,6 @@ export class RSemaphore {
       giveBack: () => releasePermits(ctx.scripts, name, permits),
       outcome,
     };
-    return acquireWithWait(ctx, {
-      attempts: new PermitAttempts(ctx, source, call.signal),
-      channel: this.channel,
-      policy: wakeCount,
-      backOff: fallbackBackOff,
-      waitTime: call.waitTime,
-      turnBound: PERMIT_RECHECK_MS,
-      // A newcomer needing fewer permits than the waiters ahead of it may be served at once.
-      queueFirst: false,
-      signal: call.signal,
-    });
+    return waitForPermits(ctx, this.channel, permits, call, source);
   }
 }

@@ -119,6 +119,34 @@ export function semaphoreContract(subject: SemaphoreKindUnderTest, fixture: Cont
       expect(await of(holder, name).availablePermits()).toBe(3);
     });
 
+    it('a newcomer queues behind local waiters wanting no more than it, and tries once behind those wanting more', async () => {
+      const name = 'contract:join';
+      const holder = client();
+      const waiter = client();
+      await of(holder, name).trySetPermits(3);
+      const held = await of(holder, name).acquire(3);
+      const first = of(waiter, name).acquire(2, { waitTime: 25_000 });
+      await eventually(() => waiter.diagnostics().waiters === 1, 10_000, 'a parked waiter');
+      const before = await commandCounts();
+      // Two more wanting 2 queue behind it without an attempt.
+      const queued = [1, 2].map(() => of(waiter, name).acquire(2, { waitTime: 25_000 }));
+      await eventually(() => waiter.diagnostics().waiters === 3, 10_000, 'three parked waiters');
+      // One wanting 1 may be served before them: it tries once, and not again after joining the
+      // subscription (its share hears every release after that attempt); two more queue behind it.
+      const tried = of(waiter, name).acquire(1, { waitTime: 25_000 });
+      await eventually(() => waiter.diagnostics().waiters === 4, 10_000, 'four parked waiters');
+      const behind = [1, 2].map(() => of(waiter, name).acquire(1, { waitTime: 25_000 }));
+      await eventually(() => waiter.diagnostics().waiters === 6, 10_000, 'six parked waiters');
+      const after = await commandCounts();
+      const sent = (command: string) => (after.get(command) ?? 0) - (before.get(command) ?? 0);
+      expect(sent('evalsha') + sent('eval')).toBe(1);
+      expect(sent('subscribe') + sent('ssubscribe')).toBe(0);
+      const done = [first, ...queued, tried, ...behind].map((waiting) => waiting.then((handle) => handle.release()));
+      await held.release();
+      await Promise.all(done);
+      expect(await of(holder, name).availablePermits()).toBe(3);
+    });
+
     it('a waiter for several permits gets them once enough are released one by one', async () => {
       const name = 'contract:multi';
       const redisson = client();
