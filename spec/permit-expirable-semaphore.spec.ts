@@ -114,7 +114,9 @@ describe('RPermitExpirableSemaphore', () => {
     expect(await semaphore.tryAcquire()).toBeNull();
     const left = await semaphore.getLeaseTime(ids[0]!);
     expect(left).toBeGreaterThan(0);
-    expect(left).toBeLessThanOrEqual(lease);
+    // The read's clock is the parent's at the call (as Redisson's, the client's time goes with the
+    // script): a renewal landing between that moment and the script's run may show a few ms more.
+    expect(left).toBeLessThanOrEqual(lease + 100);
     expect(stderr).toBe('');
     await kill(child);
     const killedAt = performance.now();
