@@ -10,6 +10,20 @@ const FOLLOW_SETTLE_MS = 500;
 /** Rounds of refresh and re-SSUBSCRIBE tried after a node dropped a shard channel. */
 const FOLLOW_ROUNDS = 10;
 
+/** Tries of a SUBSCRIBE its connection dropped (see {@link isDroppedByConnection}), and the pause between them, in ms. */
+const SUBSCRIBE_TRIES = 5;
+const SUBSCRIBE_RETRY_MS = 200;
+
+/**
+ * Whether a SUBSCRIBE failed with its connection rather than by the server's answer: the connection
+ * closed, or ioredis' cluster subscriber connected to a new node (after one died) and wrote the
+ * SUBSCRIBE before its ready check's INFO, which the server then refused in subscriber mode, failing
+ * the connection and the SUBSCRIBE with it. ioredis picks another connection; a retry goes there.
+ */
+function isDroppedByConnection(error: unknown): boolean {
+  return error instanceof Error && /Connection is closed|allowed in this context/.test(error.message);
+}
+
 /** A cluster subscriber whose slot map can be refreshed on demand. */
 type FollowingSubscriber = RedisConnection & { refreshSlotsCache(callback?: (error?: Error | null) => void): void };
 
@@ -165,7 +179,10 @@ export class PubSubManager {
     const name = this.prefix + channel;
     let entry = this.entries.get(name);
     if (!entry) {
-      const created = new ChannelEntry(policy, this.send('subscribe', [name]));
+      const created: ChannelEntry = new ChannelEntry(
+        policy,
+        this.subscribeRetrying(name, () => this.entries.get(name) === created && created.refs > 0),
+      );
       created.subscribed.then(
         () => (created.confirmed = true),
         () => this.forget(name, created),
@@ -255,6 +272,20 @@ export class PubSubManager {
       entry.queue.wake(Infinity, entry.refs - entry.queue.size);
     }
     this.settings.onReconnect(names.length);
+  }
+
+  /** SUBSCRIBEs `name`, again while its connection dropped it and `wanted()` (a share still waits). */
+  private async subscribeRetrying(name: string, wanted: () => boolean): Promise<unknown> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await this.send('subscribe', [name]);
+      } catch (error) {
+        if (tries >= SUBSCRIBE_TRIES || !isDroppedByConnection(error) || this.lifetime.signal.aborted) throw error;
+        this.settings.onError(error, `SUBSCRIBE ${name}, tried again (${tries + 1} of ${SUBSCRIBE_TRIES})`);
+        await new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_RETRY_MS).unref());
+        if (!wanted()) throw error;
+      }
+    }
   }
 
   private async send(verb: 'subscribe' | 'unsubscribe', names: string[]): Promise<unknown> {
