@@ -16,12 +16,13 @@ const SUBSCRIBE_RETRY_MS = 200;
 
 /**
  * Whether a SUBSCRIBE failed with its connection rather than by the server's answer: the connection
- * closed, or ioredis' cluster subscriber connected to a new node (after one died) and wrote the
- * SUBSCRIBE before its ready check's INFO, which the server then refused in subscriber mode, failing
- * the connection and the SUBSCRIBE with it. ioredis picks another connection; a retry goes there.
+ * closed, or ioredis' classic cluster subscriber, connecting to a node it picked (at start, after a
+ * slot map change, after a node died), wrote the SUBSCRIBE before its ready check's INFO, which
+ * ioredis or the server then refused in subscriber mode, failing the connection and the SUBSCRIBE
+ * with it. ioredis picks another connection; a retry goes there.
  */
 function isDroppedByConnection(error: unknown): boolean {
-  return error instanceof Error && /Connection is closed|allowed in this context/.test(error.message);
+  return error instanceof Error && /Connection is closed|allowed in this context|Connection in subscriber mode/.test(error.message);
 }
 
 /** A cluster subscriber whose slot map can be refreshed on demand. */
