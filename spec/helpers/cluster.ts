@@ -288,6 +288,18 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
   };
 }
 
+/** A cluster of `shape` for the enclosing `describe` (or file): started before its tests, stopped after. */
+export function useCluster(shape: ClusterShape): () => TestCluster {
+  let cluster: TestCluster | undefined;
+  beforeAll(async () => {
+    cluster = await startCluster(shape);
+  }, 180_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  }, 60_000);
+  return () => cluster!;
+}
+
 /** One line of `CLUSTER NODES`. */
 interface ClusterNodeLine {
   id: string;
