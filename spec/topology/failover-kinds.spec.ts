@@ -47,12 +47,13 @@ interface Primitive {
 const LOCK_WAKE_BOUND = 10_000;
 const SYNC_WAKE_BOUND = 4_000;
 
-/** A semaphore as these tests use it: its only permit held (acquired with `holdOptions`). */
+/** What {@link onePermit} needs of a semaphore. */
 interface OnePermitSemaphore {
   trySetPermits(permits: number): Promise<boolean>;
   acquire(options?: object): Promise<Hold>;
 }
 
+/** A semaphore of one permit, which the holder takes with `holdOptions`. */
 function onePermit(kind: string, of: (client: RedissonClient, name: string) => OnePermitSemaphore, holdOptions = {}): Primitive {
   return {
     kind,
