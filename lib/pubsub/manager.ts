@@ -25,6 +25,9 @@ function isDroppedByConnection(error: unknown): boolean {
   return error instanceof Error && /Connection is closed|allowed in this context|Connection in subscriber mode/.test(error.message);
 }
 
+/** Pause after the client's cluster connection lost a node before every channel is subscribed again, in ms. */
+const NODE_LOST_SETTLE_MS = 1_000;
+
 /** A cluster subscriber whose slot map can be refreshed on demand. */
 type FollowingSubscriber = RedisConnection & { refreshSlotsCache(callback?: (error?: Error | null) => void): void };
 
@@ -182,7 +185,7 @@ export class PubSubManager {
     if (!entry) {
       const created: ChannelEntry = new ChannelEntry(
         policy,
-        this.subscribeRetrying(name, () => this.entries.get(name) === created && created.refs > 0),
+        this.subscribeRetrying([name], () => this.entries.get(name) === created && created.refs > 0),
       );
       created.subscribed.then(
         () => (created.confirmed = true),
@@ -266,7 +269,7 @@ export class PubSubManager {
   private async onReconnect(): Promise<void> {
     const names = [...this.entries.keys()];
     if (names.length > 0) {
-      await this.send('subscribe', names).catch((error: unknown) => this.settings.onError(error, 're-SUBSCRIBE'));
+      await this.subscribeRetrying(names, () => true).catch((error: unknown) => this.settings.onError(error, 're-SUBSCRIBE'));
     }
     for (const entry of this.entries.values()) {
       entry.strategy.reset?.();
@@ -275,14 +278,14 @@ export class PubSubManager {
     this.settings.onReconnect(names.length);
   }
 
-  /** SUBSCRIBEs `name`, again while its connection dropped it and `wanted()` (a share still waits). */
-  private async subscribeRetrying(name: string, wanted: () => boolean): Promise<unknown> {
+  /** SUBSCRIBEs `names`, again while their connection dropped them and `wanted()` (a share still waits). */
+  private async subscribeRetrying(names: string[], wanted: () => boolean): Promise<unknown> {
     for (let tries = 1; ; tries++) {
       try {
-        return await this.send('subscribe', [name]);
+        return await this.send('subscribe', names);
       } catch (error) {
         if (tries >= SUBSCRIBE_TRIES || !isDroppedByConnection(error) || this.lifetime.signal.aborted) throw error;
-        this.settings.onError(error, `SUBSCRIBE ${name}, tried again (${tries + 1} of ${SUBSCRIBE_TRIES})`);
+        this.settings.onError(error, `SUBSCRIBE ${names.join(' ')}, tried again (${tries + 1} of ${SUBSCRIBE_TRIES})`);
         await new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_RETRY_MS).unref());
         if (!wanted()) throw error;
       }
@@ -315,6 +318,25 @@ export class PubSubManager {
     });
     // Connection errors are retried by ioredis; waiters are covered by their TTL-bounded waits.
     subscriber.on('error', (error: unknown) => this.settings.onError(error, 'subscriber connection'));
+    if (isCluster(this.redis) && !sharded) {
+      // ioredis' classic cluster subscriber moves to another node when its own goes and re-subscribes
+      // what it knew of; after a primary was killed, one channel was seen missing (its waiters left
+      // to their lease-long re-checks). When the client's connection loses a node, subscribe every
+      // channel again (a no-op where it still is) and wake the waiters to re-check.
+      const redis = this.redis;
+      let pending: NodeJS.Timeout | undefined;
+      const onNodeLost = (): void => {
+        pending ??= setTimeout(() => {
+          pending = undefined;
+          if (!this.lifetime.signal.aborted) void this.onReconnect();
+        }, NODE_LOST_SETTLE_MS).unref();
+      };
+      redis.on('-node', onNodeLost);
+      this.lifetime.signal.addEventListener('abort', () => {
+        redis.off('-node', onNodeLost);
+        clearTimeout(pending);
+      });
+    }
     if (isCluster(subscriber) && sharded) {
       // A node that stops serving a slot (resharding, CLUSTER FAILOVER) ends its shard channels with
       // an SUNSUBSCRIBE nobody asked for; ioredis 5 reports it only as a node error and neither
