@@ -10,6 +10,24 @@ const FOLLOW_SETTLE_MS = 500;
 /** Rounds of refresh and re-SSUBSCRIBE tried after a node dropped a shard channel. */
 const FOLLOW_ROUNDS = 10;
 
+/** Tries of a SUBSCRIBE its connection dropped (see {@link isDroppedByConnection}), and the pause between them, in ms. */
+const SUBSCRIBE_TRIES = 5;
+const SUBSCRIBE_RETRY_MS = 200;
+
+/**
+ * Whether a SUBSCRIBE failed with its connection rather than by the server's answer: the connection
+ * closed, or ioredis' classic cluster subscriber, connecting to a node it picked (at start, after a
+ * slot map change, after a node died), wrote the SUBSCRIBE before its ready check's INFO, which
+ * ioredis or the server then refused in subscriber mode, failing the connection and the SUBSCRIBE
+ * with it. ioredis picks another connection; a retry goes there.
+ */
+function isDroppedByConnection(error: unknown): boolean {
+  return error instanceof Error && /Connection is closed|allowed in this context|Connection in subscriber mode/.test(error.message);
+}
+
+/** Pause after the client's cluster connection lost a node before every channel is subscribed again, in ms. */
+const NODE_LOST_SETTLE_MS = 1_000;
+
 /** A cluster subscriber whose slot map can be refreshed on demand. */
 type FollowingSubscriber = RedisConnection & { refreshSlotsCache(callback?: (error?: Error | null) => void): void };
 
@@ -188,7 +206,10 @@ export class PubSubManager {
     const name = this.prefix + channel;
     let entry = this.entries.get(name);
     if (!entry) {
-      const created = new ChannelEntry(policy, this.send('subscribe', [name]));
+      const created: ChannelEntry = new ChannelEntry(
+        policy,
+        this.subscribeRetrying([name], () => this.entries.get(name) === created && created.refs > 0),
+      );
       created.subscribed.then(
         () => (created.confirmed = true),
         () => this.forget(name, created),
@@ -308,13 +329,27 @@ export class PubSubManager {
   private async onReconnect(): Promise<void> {
     const names = [...this.entries.keys()];
     if (names.length > 0) {
-      await this.send('subscribe', names).catch((error: unknown) => this.settings.onError(error, 're-SUBSCRIBE'));
+      await this.subscribeRetrying(names, () => true).catch((error: unknown) => this.settings.onError(error, 're-SUBSCRIBE'));
     }
     for (const entry of this.entries.values()) {
       entry.strategy.reset?.();
       entry.queue.wake(Infinity, entry.refs - entry.queue.size);
     }
     this.settings.onReconnect(names.length);
+  }
+
+  /** SUBSCRIBEs `names`, again while their connection dropped them and `wanted()` (a share still waits). */
+  private async subscribeRetrying(names: string[], wanted: () => boolean): Promise<unknown> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await this.send('subscribe', names);
+      } catch (error) {
+        if (tries >= SUBSCRIBE_TRIES || !isDroppedByConnection(error) || this.lifetime.signal.aborted) throw error;
+        this.settings.onError(error, `SUBSCRIBE ${names.join(' ')}, tried again (${tries + 1} of ${SUBSCRIBE_TRIES})`);
+        await new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_RETRY_MS).unref());
+        if (!wanted()) throw error;
+      }
+    }
   }
 
   private async send(verb: 'subscribe' | 'unsubscribe', names: string[]): Promise<unknown> {
@@ -343,6 +378,25 @@ export class PubSubManager {
     });
     // Connection errors are retried by ioredis; waiters are covered by their TTL-bounded waits.
     subscriber.on('error', (error: unknown) => this.settings.onError(error, 'subscriber connection'));
+    if (isCluster(this.redis) && !sharded) {
+      // ioredis' classic cluster subscriber moves to another node when its own goes and re-subscribes
+      // what it knew of; after a primary was killed, one channel was seen missing (its waiters left
+      // to their lease-long re-checks). When the client's connection loses a node, subscribe every
+      // channel again (a no-op where it still is) and wake the waiters to re-check.
+      const redis = this.redis;
+      let pending: NodeJS.Timeout | undefined;
+      const onNodeLost = (): void => {
+        pending ??= setTimeout(() => {
+          pending = undefined;
+          if (!this.lifetime.signal.aborted) void this.onReconnect();
+        }, NODE_LOST_SETTLE_MS).unref();
+      };
+      redis.on('-node', onNodeLost);
+      this.lifetime.signal.addEventListener('abort', () => {
+        redis.off('-node', onNodeLost);
+        clearTimeout(pending);
+      });
+    }
     if (isCluster(subscriber) && sharded) {
       // A node that stops serving a slot (resharding, CLUSTER FAILOVER) ends its shard channels with
       // an SUNSUBSCRIBE nobody asked for; ioredis 5 reports it only as a node error and neither

@@ -4,7 +4,8 @@ import type { SemaphoreKindUnderTest } from './semaphore-contract';
 
 /**
  * Every lock kind the contract runs on every topology (spec/topology/*.contract.spec.ts). A new kind
- * joins the Cluster and Sentinel runs by adding one line here.
+ * joins the Cluster and Sentinel runs, and their failover and slot-move tests
+ * (spec/topology/failover-kinds.spec.ts), by adding one line here.
  */
 export const LOCK_KINDS: readonly LockKindUnderTest[] = [
   { kind: 'RLock', factory: 'getLock', channel: lockChannel, reentrant: true },

@@ -65,6 +65,8 @@ const READY_TIMEOUT = 20_000;
 const CREATE_TIMEOUT = 60_000;
 const CONVERGE_TIMEOUT = 30_000;
 const FAILOVER_TIMEOUT = 60_000;
+/** Longer than Redis' manual-failover timeout (5 s): a `CLUSTER FAILOVER` not done by then was aborted. */
+const MANUAL_FAILOVER_MS = 8_000;
 
 /**
  * Starts `masters * (1 + replicas)` `redis-server` nodes with cluster mode on free loopback ports
@@ -220,12 +222,27 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
     pause: (port) => void processOn(port).kill('SIGSTOP'),
     resume: (port) => void processOn(port).kill('SIGCONT'),
     async failover(replicaPort) {
-      await direct(replicaPort).cluster('FAILOVER');
+      // A primary ignores the replica's MFSTART until its own bus view lists it as its replica
+      // (replication may be up before that), and a manual failover not done within 5 s is aborted
+      // silently: wait for that view, and ask again while the replica has not taken over.
+      const replica = direct(replicaPort);
+      const [, host, primaryPort] = (await replica.role()) as [string, string, number];
       await eventually(
-        async () => (await direct(replicaPort).role().catch(() => ['']))[0] === 'master',
-        FAILOVER_TIMEOUT,
-        `the replica on ${replicaPort} to take over`,
+        async () => {
+          const lines = parseClusterNodes(String(await direct(Number(primaryPort)).cluster('NODES')));
+          const myself = lines.find((l) => l.flags.includes('myself'))!;
+          return lines.some((l) => l.port === replicaPort && l.masterId === myself.id);
+        },
+        CONVERGE_TIMEOUT,
+        `the primary on ${host}:${primaryPort} to list the replica on ${replicaPort}`,
       );
+      const isPrimary = async (): Promise<boolean> => (await replica.role().catch(() => ['']))[0] === 'master';
+      const deadline = performance.now() + FAILOVER_TIMEOUT;
+      while (!(await isPrimary())) {
+        if (performance.now() > deadline) throw new Error(`the replica on ${replicaPort} did not take over within ${FAILOVER_TIMEOUT} ms`);
+        await replica.cluster('FAILOVER').catch(() => undefined); // refused while one is under way
+        await eventually(isPrimary, MANUAL_FAILOVER_MS, 'a manual failover').catch(() => undefined);
+      }
       await settle();
     },
     async promotedAfter(port) {
@@ -269,6 +286,18 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
     settle: () => settle(),
     stop,
   };
+}
+
+/** A cluster of `shape` for the enclosing `describe` (or file): started before its tests, stopped after. */
+export function useCluster(shape: ClusterShape): () => TestCluster {
+  let cluster: TestCluster | undefined;
+  beforeAll(async () => {
+    cluster = await startCluster(shape);
+  }, 180_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  }, 60_000);
+  return () => cluster!;
 }
 
 /** One line of `CLUSTER NODES`. */

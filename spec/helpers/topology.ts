@@ -150,7 +150,8 @@ export function useTopology(topology: Topology): {
   };
 }
 
-async function subscribersOn(nodes: Redis[], channel: string): Promise<number> {
+/** Subscribers of `channel`, classic and sharded, over `nodes` (one that fails counts none). */
+export async function subscribersOn(nodes: Redis[], channel: string): Promise<number> {
   let total = 0;
   for (const node of nodes) {
     const [, classic] = (await node.pubsub('NUMSUB', channel).catch(() => [channel, 0])) as [string, number];
@@ -160,7 +161,8 @@ async function subscribersOn(nodes: Redis[], channel: string): Promise<number> {
   return total;
 }
 
-async function channelsOn(nodes: Redis[], pattern: string): Promise<string[]> {
+/** Channels matching `pattern` with a subscriber, classic and sharded, over `nodes` (one that fails counts none), sorted. */
+export async function channelsOn(nodes: Redis[], pattern: string): Promise<string[]> {
   const found = new Set<string>();
   for (const node of nodes) {
     for (const sub of ['CHANNELS', 'SHARDCHANNELS']) {

@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import calculateSlot from 'cluster-key-slot';
-import { startCluster, type TestCluster } from '../helpers/cluster';
+import { useCluster } from '../helpers/cluster';
 import { delay } from '../helpers/fixture';
 import { eventually } from '../helpers/redis-server';
 
@@ -17,15 +17,7 @@ const WORKER = join(__dirname, 'fixtures', 'churn-worker.mjs');
 const WORKERS = 3;
 const LOCKS = 8;
 
-let cluster: TestCluster;
-
-beforeAll(async () => {
-  cluster = await startCluster({ masters: 3, replicas: 1, nodeTimeout: 2_000 });
-}, 180_000);
-
-afterAll(async () => {
-  await cluster?.stop();
-}, 60_000);
+const cluster = useCluster({ masters: 3, replicas: 1, nodeTimeout: 2_000 });
 
 interface Event {
   type: 'granted' | 'lost' | 'releasing' | 'released' | 'release-failed' | 'failed';
@@ -44,7 +36,7 @@ async function namesOn(port: number, tag: string, count: number): Promise<string
   const names: string[] = [];
   for (let i = 0; names.length < count; i++) {
     const name = `{${tag}-${i}}:lock`;
-    if ((await cluster.ownerOf(calculateSlot(name))) === port) names.push(name);
+    if ((await cluster().ownerOf(calculateSlot(name))) === port) names.push(name);
   }
   return names;
 }
@@ -74,10 +66,10 @@ function doubleGrants(events: Event[]): number {
 }
 
 async function churn(sync: 'on' | 'off'): Promise<{ grants: number; doubles: number; lost: number; failed: Event[]; silent: number; afterKill: number }> {
-  const primaries = await cluster.primaries();
+  const primaries = await cluster().primaries();
   let primary = 0;
   for (const port of primaries) {
-    if (await cluster.replicaOf(port).then(() => true, () => false)) {
+    if (await cluster().replicaOf(port).then(() => true, () => false)) {
       primary = port;
       break;
     }
@@ -87,7 +79,7 @@ async function churn(sync: 'on' | 'off'): Promise<{ grants: number; doubles: num
   const events: Event[] = [];
   const workers: ChildProcess[] = [];
   for (let i = 0; i < WORKERS; i++) {
-    const worker = fork(WORKER, [JSON.stringify(cluster.nodes), names.join(','), sync], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const worker = fork(WORKER, [JSON.stringify(cluster().nodes), names.join(','), sync], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     worker.on('message', (message) => events.push({ ...(message as Omit<Event, 'worker'>), worker: i }));
     workers.push(worker);
   }
@@ -100,8 +92,8 @@ async function churn(sync: 'on' | 'off'): Promise<{ grants: number; doubles: num
     );
     await delay(500);
     const killedAt = performance.timeOrigin + performance.now();
-    await cluster.kill(primary);
-    await cluster.promotedAfter(primary);
+    await cluster().kill(primary);
+    await cluster().promotedAfter(primary);
     await delay(4_000); // churn on the promoted replica
     const afterKill = events.filter((e) => e.type === 'granted' && e.at > killedAt).length;
     for (const worker of workers) worker.send('stop');

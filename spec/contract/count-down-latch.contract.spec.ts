@@ -1,0 +1,3 @@
+import { latchContract } from './latch-contract';
+
+latchContract();
