@@ -24,6 +24,9 @@ export default {
 
   async run(env, adapter, { waiters, locks }) {
     const keys = Array.from({ length: locks }, (_, i) => `bench:many:${i}`);
+    // What earlier cases left on the shared server (a peer's subscriber that outlived its teardown)
+    // is not this case's: the counts below are taken against it.
+    const before = { channels: await channelCount(env.admin), connections: await subscriberConnections(env.admin) };
     const holder = await adapter.setup({ url: env.url });
     const lib = await adapter.setup({ url: env.url });
     try {
@@ -36,7 +39,7 @@ export default {
       const heapParked = await settledHeap();
       const parked = {
         channels: await channelCount(env.admin, 'redisson_lock__channel:*'),
-        subscriberConnections: await subscriberConnections(env.admin),
+        subscriberConnections: (await subscriberConnections(env.admin)) - before.connections,
         parked: lib.diagnostics().waiters,
         bytesPerWaiter: (heapParked - heapBefore) / waiters,
       };
@@ -44,12 +47,12 @@ export default {
       await Promise.all(releases.map((release) => release()));
       await withTimeout(done, 120_000, 'drain');
       const drainMs = performance.now() - t;
-      await until(async () => (await channelCount(env.admin)) === 0, 2_000, 'unsubscribes').catch(() => undefined);
+      await until(async () => (await channelCount(env.admin)) === before.channels, 2_000, 'unsubscribes').catch(() => undefined);
       const after = lib.diagnostics();
       return {
         ...parked,
         drainMs,
-        channelsAfter: await channelCount(env.admin),
+        channelsAfter: (await channelCount(env.admin)) - before.channels,
         leftAfter: after.channels + after.waiters + after.leases,
       };
     } finally {
