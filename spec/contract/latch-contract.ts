@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
-import { getEventListeners, once } from 'node:events';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import { ClientClosedError, InvalidArgumentError } from '../../lib';
 import { latchChannel } from '../../lib/keys';
 import { delay } from '../helpers/fixture';
 import { eventually } from '../helpers/redis-server';
-import { trackTimers } from '../helpers/timers';
+import { expectWaitsLeaveNothing } from '../helpers/clean-up';
 import { STANDALONE, useTopology } from '../helpers/topology';
 import type { ContractFixture } from './lock-contract';
 
@@ -70,23 +70,13 @@ export function latchContract(fixture: ContractFixture = useTopology(STANDALONE)
       await setter.getCountDownLatch(name).countDown();
       const waiter = client();
       const controller = new AbortController();
-      const timers = trackTimers();
-      try {
+      await expectWaitsLeaveNothing(waiter, controller, async () => {
         const started = performance.now();
         expect(await waiter.getCountDownLatch(name).await({ waitTime: 300, signal: controller.signal })).toBe(false);
         expect(performance.now() - started).toBeGreaterThanOrEqual(290);
         expect(await waiter.getCountDownLatch(name).await({ waitTime: 0 })).toBe(false);
-        const aborted = waiter.getCountDownLatch(name).await({ signal: controller.signal });
-        await delay(100);
-        const reason = new Error('stop');
-        controller.abort(reason);
-        await expect(aborted).rejects.toBe(reason);
-        expect(await timers.settle()).toBe(0);
-      } finally {
-        timers.stop();
-      }
-      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
-      expect(waiter.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
+        return { aborted: waiter.getCountDownLatch(name).await({ signal: controller.signal }) };
+      });
       await expectUnsubscribed(latchChannel(name));
       expect(await deployment().keys()).toEqual([name]);
       expect(await waiter.getCountDownLatch(name).getCount()).toBe(1);

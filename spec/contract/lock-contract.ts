@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { getEventListeners, once } from 'node:events';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import type { RedisOptions } from 'ioredis';
 import {
@@ -14,7 +14,7 @@ import {
 import type { RedisConnection } from '../../lib';
 import { delay } from '../helpers/fixture';
 import { eventually } from '../helpers/redis-server';
-import { trackTimers } from '../helpers/timers';
+import { expectWaitsLeaveNothing } from '../helpers/clean-up';
 import { STANDALONE, useTopology } from '../helpers/topology';
 
 /** A lock kind as the contract drives it. */
@@ -241,22 +241,12 @@ export function lockContract(subject: LockKindUnderTest, fixture: ContractFixtur
       const held = await blockerOn(holder, 'contract:busy').acquire({ leaseTime: 30_000 });
       const keysWhileHeld = await keys();
       const controller = new AbortController();
-      const timers = trackTimers();
-      try {
+      await expectWaitsLeaveNothing(waiter, controller, async () => {
         const lock = lockOn(waiter, 'contract:busy');
         expect(await lock.tryLock({ waitTime: 50, signal: controller.signal })).toBe(false);
         await expect(lock.acquire({ waitTime: 50 })).rejects.toBeInstanceOf(LockAcquireTimeoutError);
-        const aborted = lock.lock({ signal: controller.signal });
-        await delay(100);
-        const reason = new Error('caller gave up');
-        controller.abort(reason);
-        await expect(aborted).rejects.toBe(reason);
-        expect(await timers.settle()).toBe(0);
-      } finally {
-        timers.stop();
-      }
-      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
-      expect(waiter.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
+        return { aborted: lock.lock({ signal: controller.signal }) };
+      });
       await expectNoListener(waiter, 'contract:busy');
       expect(await keys()).toEqual(keysWhileHeld); // the waiter left nothing of its own
       await held.release();

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { getEventListeners, once } from 'node:events';
+import { once } from 'node:events';
 import { join } from 'node:path';
 import {
   ClientClosedError,
@@ -11,7 +11,7 @@ import {
 import { semaphoreChannel } from '../../lib/keys';
 import { delay } from '../helpers/fixture';
 import { eventually } from '../helpers/redis-server';
-import { trackTimers } from '../helpers/timers';
+import { expectWaitsLeaveNothing } from '../helpers/clean-up';
 import { STANDALONE, useTopology } from '../helpers/topology';
 import type { ContractFixture } from './lock-contract';
 
@@ -186,22 +186,12 @@ export function semaphoreContract(subject: SemaphoreKindUnderTest, fixture: Cont
       const held = await of(holder, name).acquire();
       const keysWhileHeld = await keys();
       const controller = new AbortController();
-      const timers = trackTimers();
-      try {
+      await expectWaitsLeaveNothing(waiter, controller, async () => {
         const semaphore = of(waiter, name);
         expect(await semaphore.tryAcquire(1, { waitTime: 50, signal: controller.signal })).toBeNull();
         await expect(semaphore.acquire(1, { waitTime: 50 })).rejects.toBeInstanceOf(LockAcquireTimeoutError);
-        const aborted = semaphore.acquire(1, { signal: controller.signal });
-        await delay(100);
-        const reason = new Error('caller gave up');
-        controller.abort(reason);
-        await expect(aborted).rejects.toBe(reason);
-        expect(await timers.settle()).toBe(0);
-      } finally {
-        timers.stop();
-      }
-      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
-      expect(waiter.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
+        return { aborted: semaphore.acquire(1, { signal: controller.signal }) };
+      });
       await expectUnsubscribed(semaphoreChannel(name));
       expect(await keys()).toEqual(keysWhileHeld);
       await held.release();
