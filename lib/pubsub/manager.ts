@@ -114,7 +114,9 @@ class ChannelEntry implements ChannelWaiters {
   wake(count: number): void {
     // Nobody shares a lingering channel: there is no one to wake, nor a wait to keep a permit for.
     if (this.refs === 0) return;
-    this.queue.wake(count, Math.max(this.refs - this.queue.size, 1));
+    // A wake-up is kept only for a share not parked now (its attempt may have missed this message):
+    // one kept for nobody would send the next waiter to park on a re-check for nothing.
+    this.queue.wake(count, this.refs - this.queue.size);
   }
 
   shift(): Waiter | undefined {

@@ -1,0 +1,76 @@
+import { PubSubManager, type Subscription } from '../lib/pubsub/manager';
+import type { Waiter } from '../lib/pubsub/wait-queue';
+import { wakeAll, wakeCount, type WakePolicy } from '../lib/pubsub/wake';
+import { useRedis } from './helpers/fixture';
+import { eventually } from './helpers/redis-server';
+
+const { admin, server } = useRedis();
+
+/** A waiter that only counts its wake-ups. */
+class CountingWaiter implements Waiter {
+  wakes = 0;
+  wake(): void {
+    this.wakes += 1;
+  }
+  close(): void {}
+}
+
+describe('wake-ups a message leaves for waiters not parked', () => {
+  let manager: PubSubManager;
+
+  beforeEach(() => {
+    manager = new PubSubManager(server().connect(), {
+      sharded: Promise.resolve(false),
+      subscriptionTimeout: 5_000,
+      onReconnect: () => undefined,
+      onError: () => undefined,
+    });
+  });
+  afterEach(async () => {
+    await manager.shutdown();
+  });
+
+  /** `count` shares of `channel`, each with a waiter of its own, parked. */
+  async function parkedShares(channel: string, policy: WakePolicy, count: number) {
+    const parked: { subscription: Subscription; waiter: CountingWaiter }[] = [];
+    for (let i = 0; i < count; i++) {
+      const subscription = await manager.subscribe(channel, policy, 5_000);
+      const waiter = new CountingWaiter();
+      expect(subscription.park(waiter)).toBe(true);
+      parked.push({ subscription, waiter });
+    }
+    return parked;
+  }
+
+  async function wokenBy(message: string, channel: string, waiters: CountingWaiter[]): Promise<void> {
+    await admin().publish(channel, message);
+    await eventually(() => waiters.every((waiter) => waiter.wakes === 1), 5_000, 'every parked waiter to wake');
+  }
+
+  it('keeps none when every share was parked: all re-park after a wake-all message', async () => {
+    const channel = 'w:all-parked';
+    const parked = await parkedShares(channel, wakeAll, 3);
+    await wokenBy('0', channel, parked.map(({ waiter }) => waiter));
+    // Parking again waits for the next message: no wake-up was kept for a waiter that did not need one.
+    expect(parked.map(({ subscription, waiter }) => subscription.park(waiter))).toEqual([true, true, true]);
+  });
+
+  it('keeps none when a count exceeds the parked waiters and every share was parked', async () => {
+    const channel = 'w:count-parked';
+    const parked = await parkedShares(channel, wakeCount, 2);
+    await wokenBy('5', channel, parked.map(({ waiter }) => waiter));
+    expect(parked.map(({ subscription, waiter }) => subscription.park(waiter))).toEqual([true, true]);
+  });
+
+  it('keeps one for a share not parked, whose attempt may have missed the message', async () => {
+    const channel = 'w:one-out';
+    const subscription = await manager.subscribe(channel, wakeAll, 5_000);
+    const waiter = new CountingWaiter();
+    expect(subscription.park(waiter)).toBe(true);
+    const out = await manager.subscribe(channel, wakeAll, 5_000);
+    await wokenBy('0', channel, [waiter]);
+    // The share that was out parks after the message: it goes on at once instead of waiting.
+    expect(out.park(new CountingWaiter())).toBe(false);
+    expect(subscription.park(waiter)).toBe(true);
+  });
+});
