@@ -17,6 +17,9 @@ const TRY_SET_COUNT = defineScript('count-down-latch/try-set-count', trySetCount
 const COUNT_DOWN = defineScript('count-down-latch/count-down', countDownSource);
 const DELETE = defineScript('count-down-latch/delete', deleteSource);
 
+/** Reads of {@link sharedLatchCount} that calls may still join, by client and latch. */
+const joinableReads = new WeakMap<ScriptRunner, Map<string, Promise<number>>>();
+
 /*
  * Typed access to a count-down latch (RCountDownLatch's format): a STRING count, and
  * `redisson_countdownlatch__channel__{name}` carrying `0` at zero and `1` when set or deleted.
@@ -38,6 +41,8 @@ async function runLatch(
   message: string,
   publishes: (reply: unknown) => boolean,
 ): Promise<unknown> {
+  // A read sent before this write cannot answer a call made after it.
+  joinableReads.get(runner)?.delete(name);
   const channel = latchChannel(name);
   if (calculateSlot(channel) === calculateSlot(name)) return runner.runPublishing(script, [name, channel], args, write);
   const reply = await runner.runPublishing(script, [name], args, write);
@@ -67,31 +72,29 @@ export function latchCount(runner: ScriptRunner, name: string): Promise<number> 
   return runner.redis.get(name).then((reply) => Number(toStringOrNull(reply) ?? 0));
 }
 
-/** Reads of {@link sharedLatchCount} not sent yet, by client and latch. */
-const queuedReads = new WeakMap<ScriptRunner, Map<string, Promise<number>>>();
-
 /**
- * The count, read by a GET sent after this call, and shared by every call for the same latch made
- * before it goes out (once the running code's stack unwinds): the message that opens a latch wakes
- * all its local waiters at once, and they re-check with one GET instead of one each. Every caller
- * still gets a count read after it asked, as with a GET of its own.
+ * The count, read by one GET for every call for the same latch in one synchronous run of code: the
+ * first call sends it at once, and the calls after it join it until the run yields (its next
+ * microtask), unless this client writes the latch in between. The message that opens a latch wakes
+ * all its local waiters in one run, and they re-check with one GET instead of one each, the GET
+ * going out before the others are even woken. No reply or message reaches the client within a run,
+ * so a joined read tells a caller no less than a GET of its own; its own writes are read.
  */
 export function sharedLatchCount(runner: ScriptRunner, name: string): Promise<number> {
-  let queued = queuedReads.get(runner);
-  if (!queued) {
-    queued = new Map();
-    queuedReads.set(runner, queued);
+  let reads = joinableReads.get(runner);
+  if (!reads) {
+    reads = new Map();
+    joinableReads.set(runner, reads);
   }
-  const reads = queued;
-  let read = reads.get(name);
+  const joinable = reads;
+  let read = joinable.get(name);
   if (!read) {
-    read = new Promise<number>((resolve) =>
-      queueMicrotask(() => {
-        reads.delete(name);
-        resolve(latchCount(runner, name));
-      }),
-    );
-    reads.set(name, read);
+    const sent = latchCount(runner, name);
+    joinable.set(name, sent);
+    queueMicrotask(() => {
+      if (joinable.get(name) === sent) joinable.delete(name);
+    });
+    read = sent;
   }
   return read;
 }

@@ -117,6 +117,18 @@ export function latchContract(fixture: ContractFixture = useTopology(STANDALONE)
       expect(messages).toEqual([[channel, '1'], [channel, '0'], [channel, '1'], [channel, '1']]);
     });
 
+    it('a check made in the same run of code as an earlier one still reads this client\'s write between them', async () => {
+      const latch = client().getCountDownLatch('latch:own-write');
+      // Both scripts cached, so that the calls below reach Redis in the order they are made; then open.
+      await latch.trySetCount(1);
+      await latch.countDown();
+      const before = latch.await({ waitTime: 0 });
+      const set = latch.trySetCount(1);
+      const after = latch.await({ waitTime: 0 });
+      expect(await Promise.all([before, set, after])).toEqual([true, true, false]);
+      expect(await latch.getCount()).toBe(1);
+    });
+
     it('delete() opens the latch for waiters', async () => {
       const redisson = client();
       const latch = redisson.getCountDownLatch('latch:deleted');
