@@ -9,7 +9,7 @@ import { LeaseTracker } from './leases/tracker';
 import type { Closable } from './locks/acquisition';
 import type { BaseLock } from './locks/base-lock';
 import { checkMembers } from './locks/composite';
-import type { LockContext, LockKind } from './locks/context';
+import type { ClientLocal, LockContext, LockKind } from './locks/context';
 import { FairLock } from './locks/fair-lock';
 import { FencedLock } from './locks/fenced-lock';
 import { HoldLedger } from './locks/hold-ledger';
@@ -76,6 +76,7 @@ export class RedissonClient {
   private readonly leases: LeaseTracker;
   private readonly scripts: ScriptRunner;
   private readonly ledgers = new Map<LockKind, HoldLedger>();
+  private readonly locals = new Map<ClientLocal<unknown>, unknown>();
   private readonly context: LockContext;
 
   /**
@@ -123,6 +124,7 @@ export class RedissonClient {
       lifetime: this.lifetime.signal,
       pending: this.pending,
       ledger: (kind) => this.ledgerOf(kind),
+      local: <T>(local: ClientLocal<T>) => this.localOf(local),
       emit: (type, event) => this.emit(type, event),
     };
   }
@@ -445,6 +447,12 @@ export class RedissonClient {
       this.ledgers.set(kind, ledger);
     }
     return ledger;
+  }
+
+  /** The client's instance of a primitive's per-client state, made on first use. */
+  private localOf<T>(local: ClientLocal<T>): T {
+    if (!this.locals.has(local)) this.locals.set(local, local.create(this.context));
+    return this.locals.get(local) as T;
   }
 
   private assertOpen(): void {

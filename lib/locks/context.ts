@@ -13,6 +13,14 @@ export interface LockKind {
   renew(scripts: ScriptRunner, batch: readonly Lease[], leaseTime: number): Promise<boolean[]>;
 }
 
+/**
+ * State a primitive keeps per client, such as what its local waiters want: one instance per client,
+ * made by `create` on first use ({@link LockContext.local}) and dropped with the client.
+ */
+export class ClientLocal<T> {
+  constructor(readonly create: (ctx: LockContext) => T) {}
+}
+
 /** What a lock (or any primitive) needs from the client that made it. */
 export interface LockContext extends WaitContext {
   readonly clientId: string;
@@ -26,5 +34,7 @@ export interface LockContext extends WaitContext {
   readonly logger: Logger;
   /** The client's hold ledger for locks of `kind` (one per kind, made on first use). */
   ledger(kind: LockKind): HoldLedger;
+  /** The client's instance of `local` (one per client, made on first use). */
+  local<T>(local: ClientLocal<T>): T;
   emit<K extends keyof RedissonEvents>(type: K, event: RedissonEvents[K]): void;
 }

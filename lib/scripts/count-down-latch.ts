@@ -17,9 +17,6 @@ const TRY_SET_COUNT = defineScript('count-down-latch/try-set-count', trySetCount
 const COUNT_DOWN = defineScript('count-down-latch/count-down', countDownSource);
 const DELETE = defineScript('count-down-latch/delete', deleteSource);
 
-/** Reads of {@link sharedLatchCount} that calls may still join, by client and latch. */
-const joinableReads = new WeakMap<ScriptRunner, Map<string, Promise<number>>>();
-
 /*
  * Typed access to a count-down latch (RCountDownLatch's format): a STRING count, and
  * `redisson_countdownlatch__channel__{name}` carrying `0` at zero and `1` when set or deleted.
@@ -41,8 +38,6 @@ async function runLatch(
   message: string,
   publishes: (reply: unknown) => boolean,
 ): Promise<unknown> {
-  // A read sent before this write cannot answer a call made after it.
-  joinableReads.get(runner)?.delete(name);
   const channel = latchChannel(name);
   if (calculateSlot(channel) === calculateSlot(name)) return runner.runPublishing(script, [name, channel], args, write);
   const reply = await runner.runPublishing(script, [name], args, write);
@@ -70,31 +65,4 @@ export function deleteLatch(runner: ScriptRunner, name: string): Promise<boolean
 /** The count (0 when unset). */
 export function latchCount(runner: ScriptRunner, name: string): Promise<number> {
   return runner.redis.get(name).then((reply) => Number(toStringOrNull(reply) ?? 0));
-}
-
-/**
- * The count, read by one GET for every call for the same latch in one synchronous run of code: the
- * first call sends it at once, and the calls after it join it until the run yields (its next
- * microtask), unless this client writes the latch in between. The message that opens a latch wakes
- * all its local waiters in one run, and they re-check with one GET instead of one each, the GET
- * going out before the others are even woken. No reply or message reaches the client within a run,
- * so a joined read tells a caller no less than a GET of its own; its own writes are read.
- */
-export function sharedLatchCount(runner: ScriptRunner, name: string): Promise<number> {
-  let reads = joinableReads.get(runner);
-  if (!reads) {
-    reads = new Map();
-    joinableReads.set(runner, reads);
-  }
-  const joinable = reads;
-  let read = joinable.get(name);
-  if (!read) {
-    const sent = latchCount(runner, name);
-    joinable.set(name, sent);
-    queueMicrotask(() => {
-      if (joinable.get(name) === sent) joinable.delete(name);
-    });
-    read = sent;
-  }
-  return read;
 }

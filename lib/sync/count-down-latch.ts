@@ -1,8 +1,8 @@
 import { latchChannel } from '../keys';
 import { acquireWithWait, fallbackBackOff, type AttemptSource } from '../locks/acquisition';
-import type { LockContext } from '../locks/context';
+import { ClientLocal, type LockContext } from '../locks/context';
 import { wakeAll } from '../pubsub/wake';
-import { countDown, deleteLatch, latchCount, sharedLatchCount, trySetCount } from '../scripts/count-down-latch';
+import { countDown, deleteLatch, latchCount, trySetCount } from '../scripts/count-down-latch';
 import { checkPermits, resolveSyncOptions, type LatchAwaitOptions } from './options';
 import { rejectingThrows } from './permits';
 
@@ -11,6 +11,29 @@ import { rejectingThrows } from './permits';
  * wakes waiters by message; this bound only matters when that message was lost.
  */
 export const LATCH_RECHECK_MS = 5_000;
+
+/** A client's count reads that calls may still join, by latch name (see {@link sharedCount}). */
+const JOINABLE_READS = new ClientLocal(() => new Map<string, Promise<number>>());
+
+/**
+ * The count, read by one GET for every call for the same latch in one synchronous run of code: the
+ * first call sends it at once, and the calls after it join it until the run yields (its next
+ * microtask), unless this client writes the latch in between. The message that opens a latch wakes
+ * all its local waiters in one run, and they re-check with one GET instead of one each, the GET
+ * going out before the others are even woken. No reply or message reaches the client within a run,
+ * so a joined read tells a caller no less than a GET of its own; its own writes are read.
+ */
+function sharedCount(ctx: LockContext, name: string): Promise<number> {
+  const joinable = ctx.local(JOINABLE_READS);
+  const joined = joinable.get(name);
+  if (joined) return joined;
+  const sent = latchCount(ctx.scripts, name);
+  joinable.set(name, sent);
+  queueMicrotask(() => {
+    if (joinable.get(name) === sent) joinable.delete(name);
+  });
+  return sent;
+}
 
 /**
  * A distributed count-down latch, stored and signalled exactly as Redisson's `RCountDownLatch`: a
@@ -54,6 +77,7 @@ export class RCountDownLatch {
   async trySetCount(count: number): Promise<boolean> {
     checkPermits(count, 'count', 1);
     this.ctx.lifetime.throwIfAborted();
+    this.writing();
     return trySetCount(this.ctx.scripts, this.name, count);
   }
 
@@ -68,6 +92,7 @@ export class RCountDownLatch {
    */
   async countDown(): Promise<void> {
     this.ctx.lifetime.throwIfAborted();
+    this.writing();
     await countDown(this.ctx.scripts, this.name);
   }
 
@@ -94,6 +119,7 @@ export class RCountDownLatch {
    */
   async delete(): Promise<boolean> {
     this.ctx.lifetime.throwIfAborted();
+    this.writing();
     return deleteLatch(this.ctx.scripts, this.name);
   }
 
@@ -114,7 +140,7 @@ export class RCountDownLatch {
       const call = resolveSyncOptions(options, ['waitTime', 'signal'], 'await');
       const { ctx, name } = this;
       const attempts: AttemptSource<boolean> = {
-        attempt: async () => ((await sharedLatchCount(ctx.scripts, name)) <= 0 ? null : LATCH_RECHECK_MS),
+        attempt: async () => ((await sharedCount(ctx, name)) <= 0 ? null : LATCH_RECHECK_MS),
         abandon: () => undefined,
         conclude: (open) => open,
       };
@@ -130,5 +156,10 @@ export class RCountDownLatch {
         signal: call.signal,
       });
     });
+  }
+
+  /** A count read sent before this client's write cannot answer a call made after it. */
+  private writing(): void {
+    this.ctx.local(JOINABLE_READS).delete(this.name);
   }
 }

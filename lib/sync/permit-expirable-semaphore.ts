@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { InvalidArgumentError, LockNotHeldError } from '../errors';
 import { semaphoreChannel } from '../keys';
 import type { Lease, LeaseKind } from '../leases/lease';
-import type { LockContext } from '../locks/context';
+import { ClientLocal, type LockContext } from '../locks/context';
 import { MAX_TIME_MS, checkInteger } from '../options';
 import {
   addExpirablePermits,
@@ -16,7 +16,6 @@ import {
   tryAcquireExpirable,
   updatePermitExpiry,
 } from '../scripts/permit-expirable-semaphore';
-import type { ScriptRunner } from '../scripts/runner';
 import { trySetPermits } from '../scripts/semaphore';
 import {
   checkDelta,
@@ -44,21 +43,14 @@ interface PermitBook {
   byId: Map<string, PermitGrant>;
 }
 
-/** One book per client (its script runner): every permit lease of a client renews in shared batches. */
-const books = new WeakMap<ScriptRunner, PermitBook>();
-
-function bookOf(scripts: ScriptRunner): PermitBook {
-  let book = books.get(scripts);
-  if (!book) {
-    const kind: LeaseKind = {
-      noun: 'Permit',
-      renew: (batch, leaseTime) => renewPermits(scripts, batch as readonly PermitGrant[], leaseTime, Date.now()),
-    };
-    book = { kind, byId: new Map() };
-    books.set(scripts, book);
-  }
-  return book;
-}
+/** One book per client: every permit lease of a client renews in shared batches. */
+const BOOK = new ClientLocal<PermitBook>(({ scripts }) => ({
+  kind: {
+    noun: 'Permit',
+    renew: (batch, leaseTime) => renewPermits(scripts, batch as readonly PermitGrant[], leaseTime, Date.now()),
+  },
+  byId: new Map(),
+}));
 
 const PERMIT_ID = /^[0-9a-f]{32}$/i;
 
@@ -116,7 +108,7 @@ export class RPermitExpirableSemaphore {
     readonly name: string,
   ) {
     this.channel = semaphoreChannel(name);
-    this.book = bookOf(ctx.scripts);
+    this.book = ctx.local(BOOK);
   }
 
   /**

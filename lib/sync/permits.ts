@@ -1,10 +1,9 @@
 import { Lease, type LeaseKind } from '../leases/lease';
 import { acquireWithWait, fallbackBackOff, type AttemptSource } from '../locks/acquisition';
-import type { LockContext } from '../locks/context';
+import { ClientLocal, type LockContext } from '../locks/context';
 import { LocalHandOff } from '../locks/hand-off';
 import { LockHandle, type HandleOwner } from '../locks/handle';
 import { wakeCount, type WakePolicy } from '../pubsub/wake';
-import type { ScriptRunner } from '../scripts/runner';
 import { InvalidArgumentError, LockAcquireTimeoutError } from '../errors';
 import { checkPermits, resolveSyncOptions, splitPermits, type SyncCall, type SyncKey } from './options';
 
@@ -145,8 +144,8 @@ const PERMIT_WAKE: WakePolicy = LocalHandOff.over(wakeCount, (message) => {
   return Number.isSafeInteger(count) && count > 1 ? String(count - 1) : undefined;
 });
 
-/** How many local acquisitions wait for how many permits, by client and channel. */
-const waiting = new WeakMap<ScriptRunner, Map<string, Map<number, number>>>();
+/** How many of a client's acquisitions wait for how many permits, by channel. */
+const WAITING = new ClientLocal(() => new Map<string, Map<number, number>>());
 
 /**
  * Waits for `permits` on `channel`, trying with `source`. A newcomer queues behind this client's
@@ -166,8 +165,7 @@ export function waitForPermits<T>(ctx: LockContext, channel: string, permits: nu
       signal: call.signal,
     });
   if (call.waitTime === 0) return wait(false);
-  let channels = waiting.get(ctx.scripts);
-  if (!channels) waiting.set(ctx.scripts, (channels = new Map<string, Map<number, number>>()));
+  const channels = ctx.local(WAITING);
   const demand = channels.get(channel) ?? new Map<number, number>();
   channels.set(channel, demand);
   const queueFirst = [...demand.keys()].some((wanted) => wanted <= permits);
