@@ -35,7 +35,7 @@ async function machine(redisVersion) {
     redis: redisVersion,
     ioredis: await packageVersion('ioredis').catch(() => '?'),
     redisClient: await packageVersion('redis').catch(() => '?'),
-    commit: gitCommit(),
+    commit: COMMIT_MEASURED,
   };
 }
 
@@ -48,6 +48,9 @@ function gitCommit() {
     return 'unknown';
   }
 }
+
+/** The commit measured: read as the run starts, right after `npm run bench` built it (edits made while it runs are not measured). */
+const COMMIT_MEASURED = gitCommit();
 
 const findCase = (results, scenario, id) => results.cases.find((c) => c.scenario === scenario && (id === undefined || c.case === id));
 const rowOf = (c, adapter) => c?.rows.find((r) => r.adapter === adapter && Object.keys(r.medians).length);
