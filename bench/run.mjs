@@ -131,7 +131,7 @@ try {
     options: { reps, ...opts },
     fullRun: isFullRun,
     redisVersion,
-    adapters: adapters.map(({ id, name, pkg, version, waiting, error }) => ({ id, name, pkg, version, waiting, error })),
+    adapters: adapters.map(({ id, name, pkg, version, waiting, floor, error }) => ({ id, name, pkg, version, waiting, floor, error })),
     cases: cases.map(summarize),
   };
   const files = await writeResults(results, outDir, isFullRun);

@@ -1,5 +1,5 @@
 // The adapter registry. An adapter module exports `name`, `pkg`, `waiting`, optionally
-// `mutex = false`, and `setup(ctx)` resolving `{ lock(key) -> release(), teardown(), diagnostics?, run? }`;
+// `mutex = false`, `floor = true` (a bound the targets do not count as a peer), and `setup(ctx)` resolving `{ lock(key) -> release(), teardown(), diagnostics?, run? }`;
 // `run(fn)` runs one worker's loop as one lock owner, where the library has owners other than calls
 // (Redisson's threads).
 import { readFile } from 'node:fs/promises';
@@ -10,6 +10,7 @@ export const ADAPTER_FILES = [
   'ioredisson-fair',
   'raw',
   'ping',
+  'fifo-floor',
   'node-redisson',
   'simple-redis-mutex',
   'redis-semaphore',

@@ -61,6 +61,7 @@ export function evaluateTargets(results) {
   // `why`: what the profiling of this issue found behind a miss, with this run's figures where it has them.
   const add = (text, met, figure, why = '') => targets.push({ text, met: met ?? null, figure, why });
   const polling = results.adapters.filter((a) => a.waiting?.startsWith('polls')).map((a) => a.id);
+  const floors = results.adapters.filter((a) => a.floor).map((a) => a.id);
 
   const un = findCase(results, 'uncontended');
   const unIo = rowOf(un, IO);
@@ -76,7 +77,7 @@ export function evaluateTargets(results) {
   const ho = findCase(results, 'handoff');
   const hoIo = rowOf(ho, IO);
   if (hoIo) {
-    const pubsubPeers = ho.rows.filter((r) => r.adapter !== IO && !polling.includes(r.adapter) && r.adapter !== 'ping' && r.medians.fromCallP50 !== undefined);
+    const pubsubPeers = ho.rows.filter((r) => r.adapter !== IO && !polling.includes(r.adapter) && r.adapter !== 'ping' && !floors.includes(r.adapter) && r.medians.fromCallP50 !== undefined);
     const slowestWins = pubsubPeers.every((r) => hoIo.medians.fromCallP50 <= r.medians.fromCallP50);
     add('Hand-off p50 from the unlock call ≤ every other pub/sub peer\'s', pubsubPeers.length ? slowestWins : null,
       `${fmt(hoIo.medians.fromCallP50)} ms; ${pubsubPeers.map((r) => `${r.name} ${fmt(r.medians.fromCallP50)} ms`).join(', ') || 'no pub/sub peer measured'}`);
@@ -101,7 +102,7 @@ export function evaluateTargets(results) {
 
   const cpu = (row) => `${fmt(row.medians.clientCpu)} µs client and ${fmt(row.medians.serverCpu)} µs Redis CPU`;
   const bestPeer = (c) => c.rows
-    .filter((r) => !r.adapter.startsWith(IO) && Object.keys(r.medians).length)
+    .filter((r) => !r.adapter.startsWith(IO) && !floors.includes(r.adapter) && Object.keys(r.medians).length)
     .reduce((a, b) => ((a?.medians.opsPerSec ?? -1) > b.medians.opsPerSec ? a : b), undefined);
 
   const inProcess = findCase(results, 'contended', 'in-process');
@@ -125,11 +126,15 @@ export function evaluateTargets(results) {
   const fairIo = rowOf(processes, FAIR);
   if (fairIo) {
     const best = bestPeer(processes);
+    const fifoFloor = rowOf(processes, 'fifo-floor');
     add('Fair lock, 8 processes: throughput ≥ every peer\'s', best ? fairIo.medians.opsPerSec >= best.medians.opsPerSec : null,
       `${fmt(fairIo.medians.opsPerSec)} ops/s; best other: ${best ? `${best.name} ${fmt(best.medians.opsPerSec)}` : 'none'}; ` +
         `RLock ${fmt(rowOf(processes, IO)?.medians.opsPerSec)}`,
       `Each update takes ${fmt(fairIo.medians.acquireCalls)} acquire script calls and ${fmt(fairIo.medians.subscribes)} SUBSCRIBE (as many UNSUBSCRIBE) of the waiter's own channel: ` +
-        `${cpu(fairIo)} per update${best ? ` against ${best.name}'s ${cpu(best)}` : ''}.`);
+        `${cpu(fairIo)} per update${best ? ` against ${best.name}'s ${cpu(best)}` : ''}.` +
+        (fifoFloor ? ` The FIFO floor (bare ioredis, a queue and one channel per process subscribed once, no lease, latch or purge) reaches ` +
+          `${fmt(fifoFloor.medians.opsPerSec)} ops/s with ${cpu(fifoFloor)} per update: every update of a first-come, first-served lock ` +
+          'hands the lock to another process, where a poller\'s holder takes it again in its own.' : ''));
     const lost = Math.max(...fairIo.values.lostUpdates);
     const fair = Math.min(...fairIo.values.fairness);
     add('Fair lock, 8 processes: 0 lost updates, min/max per worker ≥ 0.9', lost === 0 && fair >= 0.9,
