@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Redis from 'ioredis';
 import { LockNotHeldError, RedissonClient } from '../lib';
 import { HANDOFF_STREAK, LocalHandOff, type HandOff } from '../lib/locks/hand-off';
-import { PubSubManager } from '../lib/pubsub/manager';
+import { usePubSubManager } from './helpers/pubsub-manager';
 import type { AttemptReport, Waiter } from '../lib/pubsub/wait-queue';
 import { wakeOne } from '../lib/pubsub/wake';
 import { delay, useRedis } from './helpers/fixture';
@@ -119,28 +119,15 @@ class RecordingWaiter implements Waiter {
 
 describe('hand-off accounting of the release message', () => {
   const withHandOff = LocalHandOff.over(wakeOne);
-  let manager: PubSubManager;
-
-  beforeEach(() => {
-    // The manager subscribes on a duplicate of this connection, which the file's teardown closes.
-    manager = new PubSubManager(server().connect(), {
-      sharded: Promise.resolve(false),
-      subscriptionTimeout: 5_000,
-      onReconnect: () => undefined,
-      onError: () => undefined,
-    });
-  });
-  afterEach(async () => {
-    await manager.shutdown();
-  });
+  const pubsub = usePubSubManager(server);
 
   /** Two waiters parked on `channel`, the first of them handed a release. */
   /** The hand-off strategy of a confirmed channel. */
-  const handOffOf = (channel: string): LocalHandOff => manager.strategyOf(channel) as LocalHandOff;
+  const handOffOf = (channel: string): LocalHandOff => pubsub().strategyOf(channel) as LocalHandOff;
 
   async function handedOn(channel: string): Promise<{ handOff: HandOff; first: RecordingWaiter; second: RecordingWaiter }> {
     const [first, second] = [new RecordingWaiter(), new RecordingWaiter()];
-    for (const waiter of [first, second]) expect((await manager.subscribe(channel, withHandOff, 5_000)).park(waiter)).toBe(true);
+    for (const waiter of [first, second]) expect((await pubsub().subscribe(channel, withHandOff, 5_000)).park(waiter)).toBe(true);
     const handOff = handOffOf(channel).handOff();
     expect(handOff).toBeDefined();
     expect(first.handOffs).toEqual([handOff]);
@@ -204,7 +191,7 @@ describe('hand-off accounting of the release message', () => {
 
   it(`hands on at most ${HANDOFF_STREAK} releases in a row, then leaves one to the message`, async () => {
     const waiters = Array.from({ length: HANDOFF_STREAK + 2 }, () => new RecordingWaiter());
-    for (const waiter of waiters) (await manager.subscribe('c:streak', withHandOff, 5_000)).park(waiter);
+    for (const waiter of waiters) (await pubsub().subscribe('c:streak', withHandOff, 5_000)).park(waiter);
     for (let i = 0; i < HANDOFF_STREAK; i++) {
       const handOff = handOffOf('c:streak').handOff();
       expect(handOff).toBeDefined();

@@ -1,7 +1,8 @@
-import { PubSubManager, type Subscription } from '../lib/pubsub/manager';
+import type { Subscription } from '../lib/pubsub/manager';
 import type { Waiter } from '../lib/pubsub/wait-queue';
 import { wakeAll, wakeCount, type WakePolicy } from '../lib/pubsub/wake';
 import { useRedis } from './helpers/fixture';
+import { usePubSubManager } from './helpers/pubsub-manager';
 import { eventually } from './helpers/redis-server';
 
 const { admin, server } = useRedis();
@@ -16,25 +17,13 @@ class CountingWaiter implements Waiter {
 }
 
 describe('wake-ups a message leaves for waiters not parked', () => {
-  let manager: PubSubManager;
-
-  beforeEach(() => {
-    manager = new PubSubManager(server().connect(), {
-      sharded: Promise.resolve(false),
-      subscriptionTimeout: 5_000,
-      onReconnect: () => undefined,
-      onError: () => undefined,
-    });
-  });
-  afterEach(async () => {
-    await manager.shutdown();
-  });
+  const pubsub = usePubSubManager(server);
 
   /** `count` shares of `channel`, each with a waiter of its own, parked. */
   async function parkedShares(channel: string, policy: WakePolicy, count: number) {
     const parked: { subscription: Subscription; waiter: CountingWaiter }[] = [];
     for (let i = 0; i < count; i++) {
-      const subscription = await manager.subscribe(channel, policy, 5_000);
+      const subscription = await pubsub().subscribe(channel, policy, 5_000);
       const waiter = new CountingWaiter();
       expect(subscription.park(waiter)).toBe(true);
       parked.push({ subscription, waiter });
@@ -64,10 +53,10 @@ describe('wake-ups a message leaves for waiters not parked', () => {
 
   it('keeps one for a share not parked, whose attempt may have missed the message', async () => {
     const channel = 'w:one-out';
-    const subscription = await manager.subscribe(channel, wakeAll, 5_000);
+    const subscription = await pubsub().subscribe(channel, wakeAll, 5_000);
     const waiter = new CountingWaiter();
     expect(subscription.park(waiter)).toBe(true);
-    const out = await manager.subscribe(channel, wakeAll, 5_000);
+    const out = await pubsub().subscribe(channel, wakeAll, 5_000);
     await wokenBy('0', channel, [waiter]);
     // The share that was out parks after the message: it goes on at once instead of waiting.
     expect(out.park(new CountingWaiter())).toBe(false);

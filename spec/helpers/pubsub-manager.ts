@@ -1,0 +1,23 @@
+import { PubSubManager } from '../../lib/pubsub/manager';
+import type { TestRedis } from './redis-server';
+
+/**
+ * A fresh `PubSubManager` for each test, on a connection of `server` (classic pub/sub, 5 s subscribe
+ * bound), shut down after the test. The manager subscribes on a duplicate of that connection, which
+ * the server's teardown closes.
+ */
+export function usePubSubManager(server: () => TestRedis): () => PubSubManager {
+  let manager: PubSubManager;
+  beforeEach(() => {
+    manager = new PubSubManager(server().connect(), {
+      sharded: Promise.resolve(false),
+      subscriptionTimeout: 5_000,
+      onReconnect: () => undefined,
+      onError: () => undefined,
+    });
+  });
+  afterEach(async () => {
+    await manager.shutdown();
+  });
+  return () => manager;
+}
