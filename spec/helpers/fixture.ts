@@ -47,3 +47,16 @@ export function useRedis(): {
 
 /** Resolves after `ms`. */
 export const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `promise`, or a rejection with `message` once `ms` pass first; the timer is cleared either way. */
+export async function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeUp = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  try {
+    return await Promise.race([promise, timeUp]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import calculateSlot from 'cluster-key-slot';
 import { useCluster } from '../helpers/cluster';
-import { delay } from '../helpers/fixture';
+import { delay, within } from '../helpers/fixture';
 import { eventually } from '../helpers/redis-server';
 
 /*
@@ -98,12 +98,11 @@ async function churn(sync: 'on' | 'off'): Promise<{ grants: number; doubles: num
     const afterKill = events.filter((e) => e.type === 'granted' && e.at > killedAt).length;
     for (const worker of workers) worker.send('stop');
     // No waiter hangs: every worker finishes its cycle (waits are 30 s at most) and exits.
-    await Promise.race([
+    await within(
       Promise.all(workers.map((worker) => (worker.exitCode === null ? once(worker, 'exit') : Promise.resolve()))),
-      delay(45_000).then(() => {
-        throw new Error('a worker did not finish within 45 s');
-      }),
-    ]);
+      45_000,
+      'a worker did not finish within 45 s',
+    );
     events.sort((a, b) => a.at - b.at);
     const lostIds = new Set(events.filter((e) => e.type === 'lost').map((e) => e.id));
     return {
