@@ -58,7 +58,7 @@ export async function setup({ url }) {
       }
       return () => redis.fifoUnlock(key, queue, id, CHANNEL);
     },
-    diagnostics: () => ({ channels: 1, waiters: parked.size, leases: 0 }),
+    diagnostics: () => ({ waiters: parked.size }),
     teardown: () => {
       subscriber.disconnect();
       redis.disconnect();

@@ -112,10 +112,9 @@ class ChannelEntry implements ChannelWaiters {
   }
 
   wake(count: number): void {
-    // Nobody shares a lingering channel: there is no one to wake, nor a wait to keep a permit for.
-    if (this.refs === 0) return;
     // A wake-up is kept only for a share not parked now (its attempt may have missed this message):
-    // one kept for nobody would send the next waiter to park on a re-check for nothing.
+    // one kept for nobody would send the next waiter to park on a re-check for nothing. A lingering
+    // channel, which nobody shares, so wakes no one and keeps nothing.
     this.queue.wake(count, this.refs - this.queue.size);
   }
 
