@@ -1,5 +1,6 @@
 import Redis from 'ioredis';
 import { RedissonClient } from '../lib';
+import { HANDOFF_STREAK } from '../lib/locks/hand-off';
 import { useRedis } from './helpers/fixture';
 import { ChaosProxy } from './helpers/proxy';
 import { commandCounts, eventually } from './helpers/redis-server';
@@ -30,58 +31,113 @@ describe('semaphores: delete (Redisson’s RObject.delete)', () => {
 });
 
 describe('semaphores: local hand-off of released permits', () => {
-  it.each(['getSemaphore', 'getPermitExpirableSemaphore'] as const)(
-    "%s: the parked waiter's attempt goes right behind the release: it holds the permit before the release's reply is back",
-    async (factory) => {
-      const proxy = await ChaosProxy.start(Number(new URL(server().url).port));
-      const redis = new Redis(proxy.url, { maxRetriesPerRequest: null });
-      const redisson = new RedissonClient(redis);
-      const name = `s:hand-off:${factory}`;
-      try {
-        const semaphore = () => redisson[factory](name);
-        await semaphore().trySetPermits(1);
-        // One cycle first loads the scripts (a NOSCRIPT reply would send the release again, behind the attempt).
-        await (await semaphore().acquire()).release();
-        const held = await semaphore().acquire();
-        const next = semaphore().acquire();
-        next.catch(() => undefined);
-        await eventually(() => redisson.diagnostics().waiters === 1, 5_000, 'a parked waiter');
-        const acquisitions = async () => (await commandCounts(admin())).get('decrby') ?? 0;
-        const before = await acquisitions();
-        // Every reply and message now takes two seconds to come back; commands reach Redis at once.
-        proxy.set('down', { latencyMs: 2_000 });
-        let releaseSettled = false;
-        const release = held.release().finally(() => (releaseSettled = true));
-        // Only a successful acquire script runs DECRBY.
-        await eventually(async () => (await acquisitions()) === before + 1, 1_800, "the waiter's permit in Redis");
-        expect(releaseSettled).toBe(false);
-        await release;
-        proxy.heal();
-        await (await next).release();
-        expect(await semaphore().availablePermits()).toBe(1);
-      } finally {
-        await redisson.shutdown();
-        redis.disconnect();
-        await proxy.close();
-      }
-    },
-  );
+  it("an expirable semaphore: the parked waiter's attempt goes right behind the release: it holds the permit before the release's reply is back", async () => {
+    const proxy = await ChaosProxy.start(Number(new URL(server().url).port));
+    const redis = new Redis(proxy.url, { maxRetriesPerRequest: null });
+    const redisson = new RedissonClient(redis);
+    const name = 's:hand-off:expirable';
+    try {
+      const semaphore = () => redisson.getPermitExpirableSemaphore(name);
+      await semaphore().trySetPermits(1);
+      // One cycle first loads the scripts (a NOSCRIPT reply would send the release again, behind the attempt).
+      await (await semaphore().acquire()).release();
+      const held = await semaphore().acquire();
+      const next = semaphore().acquire();
+      next.catch(() => undefined);
+      await eventually(() => redisson.diagnostics().waiters === 1, 5_000, 'a parked waiter');
+      const acquisitions = async () => (await commandCounts(admin())).get('decrby') ?? 0;
+      const before = await acquisitions();
+      // Every reply and message now takes two seconds to come back; commands reach Redis at once.
+      proxy.set('down', { latencyMs: 2_000 });
+      let releaseSettled = false;
+      const release = held.release().finally(() => (releaseSettled = true));
+      // Only a successful acquire script runs DECRBY.
+      await eventually(async () => (await acquisitions()) === before + 1, 1_800, "the waiter's permit in Redis");
+      expect(releaseSettled).toBe(false);
+      await release;
+      proxy.heal();
+      await (await next).release();
+      expect(await semaphore().availablePermits()).toBe(1);
+    } finally {
+      await redisson.shutdown();
+      redis.disconnect();
+      await proxy.close();
+    }
+  });
+});
 
-  it("a release of 3 permits handed to one waiter still wakes the others with the rest of its message", async () => {
+describe('semaphores: permits passed on within a client', () => {
+  /** Commands Redis ran that change a semaphore's count, scripts' own included. */
+  const countChanges = async () => {
+    const counts = await commandCounts(admin());
+    return ['incrby', 'decrby', 'set', 'evalsha', 'eval'].reduce((n, command) => n + (counts.get(command) ?? 0), 0);
+  };
+
+  it('a release with a waiter parked in the same client passes the permit on with no command; the count in Redis never moves', async () => {
     const redisson = client();
-    const name = 's:hand-off:rest';
-    await redisson.getSemaphore(name).trySetPermits(3);
-    // Scripts loaded first: a NOSCRIPT reply would send the release again, behind the handed-on attempt.
-    await (await redisson.getSemaphore(name).acquire()).release();
-    const held = await redisson.getSemaphore(name).acquire(3);
-    const waiting = [1, 2, 3].map(() => redisson.getSemaphore(name).acquire());
-    await eventually(() => redisson.diagnostics().waiters === 3, 5_000, 'three parked waiters');
+    const name = 's:pass:one';
+    await redisson.getSemaphore(name).trySetPermits(1);
+    const held = await redisson.getSemaphore(name).acquire();
+    const next = redisson.getSemaphore(name).acquire();
+    await eventually(() => redisson.diagnostics().waiters === 1, 5_000, 'a parked waiter');
+    const before = await countChanges();
     await held.release();
-    // The oldest got its permit by the hand-off; what is left of the message `3` wakes the other two
-    // (they would re-check by themselves only after 5 s).
-    await eventually(() => redisson.diagnostics().waiters === 0, 2_500, 'every waiter served');
-    const handles = await Promise.all(waiting);
+    const handle = await next;
+    expect(await countChanges()).toBe(before);
+    expect(await admin().get(name)).toBe('0');
+    // With nobody parked, the release goes to Redis.
+    await handle.release();
+    expect(await admin().get(name)).toBe('1');
+  });
+
+  it('a release of 3 serves the oldest waiters while each wants no more than is left, and passes nobody over', async () => {
+    const redisson = client();
+    const semaphore = () => redisson.getSemaphore('s:pass:three');
+    await semaphore().trySetPermits(0);
+    const served = [1, 2].map((permits) => semaphore().acquire(permits));
+    await eventually(() => redisson.diagnostics().waiters === 2, 5_000, 'two parked waiters');
+    const controller = new AbortController();
+    const unserved = [2, 1].map((permits) => semaphore().acquire(permits, { signal: controller.signal }));
+    await eventually(() => redisson.diagnostics().waiters === 4, 5_000, 'four parked waiters');
+    const before = await countChanges();
+    // 1 and 2 go to the two oldest; the one wanting 2 finds none left, and the one wanting 1 behind
+    // it is not served past it.
+    await semaphore().release(3);
+    const handles = await Promise.all(served);
+    expect(handles.map((handle) => handle.permits)).toEqual([1, 2]);
+    expect(await countChanges()).toBe(before);
+    expect(redisson.diagnostics().waiters).toBe(2);
+    controller.abort(new Error('test over'));
+    for (const waiting of unserved) await expect(waiting).rejects.toThrow('test over');
     await Promise.all(handles.map((handle) => handle.release()));
-    expect(await redisson.getSemaphore(name).availablePermits()).toBe(3);
+    expect(await semaphore().availablePermits()).toBe(3);
+  });
+
+  it(`after ${HANDOFF_STREAK} releases in a row passed on, the next goes to Redis and its message wakes other clients' waiters too`, async () => {
+    const local = client();
+    const other = client();
+    const name = 's:pass:streak';
+    await local.getSemaphore(name).trySetPermits(1);
+    let handle = await local.getSemaphore(name).acquire();
+    const waiting = Array.from({ length: HANDOFF_STREAK + 1 }, () => local.getSemaphore(name).acquire());
+    await eventually(() => local.diagnostics().waiters === HANDOFF_STREAK + 1, 5_000, 'the local waiters parked');
+    const remote = other.getSemaphore(name).acquire({ waitTime: 25_000 });
+    await eventually(() => other.diagnostics().waiters === 1, 5_000, "the other client's waiter parked");
+    const before = await countChanges();
+    for (let i = 0; i < HANDOFF_STREAK; i++) {
+      await handle.release();
+      handle = await waiting[i]!;
+    }
+    expect(await countChanges()).toBe(before);
+    // The streak is used up: this release goes to Redis, and its message wakes one waiter in each
+    // client (the last local one and the other client's): whichever gets there first holds it.
+    const releasedAt = performance.now();
+    await handle.release();
+    expect(await countChanges()).toBeGreaterThan(before);
+    const first = await Promise.race([waiting[HANDOFF_STREAK]!, remote]);
+    expect(performance.now() - releasedAt).toBeLessThan(2_500);
+    await first.release();
+    await Promise.all([waiting[HANDOFF_STREAK]!, remote].map(async (pending) => (await pending).release()));
+    expect(await admin().get(name)).toBe('1');
   });
 });

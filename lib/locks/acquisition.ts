@@ -13,6 +13,12 @@ export interface AttemptSource<T> {
    * its reply): should it succeed after all, the acquisition must be undone.
    */
   abandon(): void;
+  /**
+   * Offered `gift`, something this client released, while the acquisition is parked: whether it
+   * serves as what the acquisition waits for. Taken, it acquires at once, with nothing sent.
+   * Absent: only an attempt acquires.
+   */
+  take?(gift: unknown): boolean;
   /** What the acquisition resolves once it acquired (`true`) or its wait time ran out (`false`). */
   conclude(acquired: boolean, stats: WaitStats): T | Promise<T>;
   /**
@@ -173,6 +179,14 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
     this.clearTimer();
     this.report = report;
     this.attempt();
+  }
+
+  /** Offered what this client released, while parked: taken if the attempts can use it, acquiring at once. */
+  take(gift: unknown): boolean {
+    if (this.done || !this.request.attempts.take?.(gift)) return false;
+    this.wakeUps += 1;
+    this.settle(true);
+    return true;
   }
 
   /** The client is closing (called by the queue, or by the client for acquisitions not parked). */

@@ -5,8 +5,9 @@ import type { AttemptReport } from '../pubsub/wait-queue';
 const ECHO_WINDOW_MS = 1_000;
 
 /**
- * Local hand-offs in a row, at most, before one release is left to its message, which wakes this
- * client's next waiter and every other process's alike: a busy process cannot keep the lock to itself.
+ * Local hand-offs (or passes) in a row, at most, before one release is left to its message, which
+ * wakes this client's next waiter and every other process's alike: a busy process cannot keep the
+ * lock (or the permits) to itself.
  */
 export const HANDOFF_STREAK = 8;
 
@@ -143,5 +144,46 @@ export class LocalHandOff implements WakeStrategy {
       if (performance.now() <= this.echoesUntil) rest = this.remainder(message);
     }
     if (rest !== undefined) this.inner.deliver(rest, this.waiters);
+  }
+}
+
+/**
+ * The wake strategy of a channel whose releases a local waiter can take with no command at all,
+ * because what is released has no owner in Redis (a semaphore's permits): this client offers what
+ * it releases to its oldest parked waiters first, and only what they leave goes to Redis. Messages
+ * wake as `inner` says. After {@link HANDOFF_STREAK} releases in a row passed on, one goes to Redis
+ * whole, and its message wakes other processes' waiters alike.
+ */
+export class LocalPass implements WakeStrategy {
+  /** Releases in a row passed on to local waiters. */
+  private streak = 0;
+
+  constructor(
+    private readonly waiters: ChannelWaiters,
+    private readonly inner: WakeStrategy,
+  ) {}
+
+  /** A wake policy: `inner`, with releases passed on to local waiters first. */
+  static over(inner: WakePolicy): WakePolicy {
+    return (waiters) => new LocalPass(waiters, inner(waiters));
+  }
+
+  /**
+   * Offers `gift`, one release, to the oldest parked waiter, then to the next while each takes what
+   * it needs of it; returns whether any did. Refuses at once when the streak is used up.
+   */
+  pass(gift: unknown): boolean {
+    if (this.streak >= HANDOFF_STREAK) {
+      this.streak = 0;
+      return false;
+    }
+    let taken = false;
+    while (this.waiters.offer(gift)) taken = true;
+    this.streak = taken ? this.streak + 1 : 0;
+    return taken;
+  }
+
+  deliver(message: string): void {
+    this.inner.deliver(message, this.waiters);
   }
 }

@@ -121,6 +121,10 @@ class ChannelEntry implements ChannelWaiters {
   shift(): Waiter | undefined {
     return this.queue.shift();
   }
+
+  offer(gift: unknown): boolean {
+    return this.queue.offer(gift);
+  }
 }
 
 /** One waiter's share of a channel: a small object rather than closures, as thousands may wait. */

@@ -12,6 +12,11 @@ export interface Waiter {
   wake(report?: AttemptReport): void;
   /** The queue closed (the client is shutting down); already out of the queue. */
   close(error: Error): void;
+  /**
+   * Offered `gift`, something this client released, in place of a wake-up: returns whether it
+   * takes it, which ends its wait with nothing sent. Still in the queue while asked.
+   */
+  take?(gift: unknown): boolean;
 }
 
 /**
@@ -49,6 +54,19 @@ export class WaitQueue {
       return waiter;
     }
     return undefined;
+  }
+
+  /**
+   * Offers `gift` to the oldest parked waiter, which leaves the queue if it takes it; returns
+   * whether it did. A younger waiter is never asked: nobody is served past the oldest.
+   */
+  offer(gift: unknown): boolean {
+    for (const waiter of this.parked) {
+      if (!waiter.take?.(gift)) return false;
+      this.parked.delete(waiter);
+      return true;
+    }
+    return false;
   }
 
   /** Takes `waiter` out without waking it (its time ran out, or it gave up). */

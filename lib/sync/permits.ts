@@ -1,7 +1,7 @@
 import { Lease, type LeaseKind } from '../leases/lease';
 import { acquireWithWait, fallbackBackOff, type AttemptSource } from '../locks/acquisition';
 import { ClientLocal, type LockContext } from '../locks/context';
-import { LocalHandOff } from '../locks/hand-off';
+import { LocalHandOff, LocalPass } from '../locks/hand-off';
 import { LockHandle, type HandleOwner } from '../locks/handle';
 import { wakeCount, type WakePolicy } from '../pubsub/wake';
 import { InvalidArgumentError, LockAcquireTimeoutError } from '../errors';
@@ -78,6 +78,11 @@ export interface PermitSource<T> {
   tryOnce(): Promise<PermitTry>;
   /** Gives back permits nobody wants any more (acquired after the caller gave up). */
   giveBack(grant: PermitGrant): Promise<unknown>;
+  /**
+   * A grant made of permits this client released, with nothing sent (see {@link passPermits}).
+   * Only for permits without an owner in Redis (a plain semaphore's); absent, a waiter takes none.
+   */
+  readonly fromRelease?: () => PermitGrant;
   /** What the call resolves: the grant, or `undefined` when the wait time ran out. */
   outcome(grant: PermitGrant | undefined): T;
 }
@@ -94,6 +99,8 @@ export class PermitAttempts<T> implements AttemptSource<T> {
   constructor(
     private readonly ctx: LockContext,
     private readonly source: PermitSource<T>,
+    /** Permits asked for. */
+    private readonly permits: number,
     private readonly signal: AbortSignal | undefined,
   ) {}
 
@@ -110,6 +117,14 @@ export class PermitAttempts<T> implements AttemptSource<T> {
 
   abandon(): void {
     this.abandoned = true;
+  }
+
+  take(gift: unknown): boolean {
+    const { fromRelease } = this.source;
+    if (!fromRelease || !(gift instanceof ReleasedPermits) || gift.left < this.permits) return false;
+    gift.left -= this.permits;
+    this.grant = fromRelease();
+    return true;
   }
 
   conclude(acquired: boolean): T | Promise<T> {
@@ -134,10 +149,21 @@ export class PermitAttempts<T> implements AttemptSource<T> {
   }
 }
 
+/** What is left of one release by this client while its parked waiters take their permits from it. */
+class ReleasedPermits {
+  constructor(public left: number) {}
+}
+
 /**
- * Semaphore channels: a message `n` wakes up to `n` local waiters. A release by this client is
- * handed to its oldest parked waiter, whose attempt goes out right behind it; the release's own
- * message then wakes one waiter fewer.
+ * Channels of permits without an owner: a message `n` wakes up to `n` local waiters, and a release
+ * by this client is passed to its parked waiters before Redis (see {@link passPermits}).
+ */
+const PASS_WAKE: WakePolicy = LocalPass.over(wakeCount);
+
+/**
+ * Channels of expirable permits: a message `n` wakes up to `n` local waiters. A release by this
+ * client is handed to its oldest parked waiter, whose attempt goes out right behind it; the
+ * release's own message then wakes one waiter fewer.
  */
 const PERMIT_WAKE: WakePolicy = LocalHandOff.over(wakeCount, (message) => {
   const count = Number(message);
@@ -155,9 +181,9 @@ const WAITING = new ClientLocal(() => new Map<string, Map<number, number>>());
 export function waitForPermits<T>(ctx: LockContext, channel: string, permits: number, call: SyncCall, source: PermitSource<T>): Promise<T> {
   const wait = (queueFirst: boolean): Promise<T> =>
     acquireWithWait(ctx, {
-      attempts: new PermitAttempts(ctx, source, call.signal),
+      attempts: new PermitAttempts(ctx, source, permits, call.signal),
       channel,
-      policy: PERMIT_WAKE,
+      policy: source.fromRelease ? PASS_WAKE : PERMIT_WAKE,
       backOff: fallbackBackOff,
       waitTime: call.waitTime,
       turnBound: PERMIT_RECHECK_MS,
@@ -178,6 +204,20 @@ export function waitForPermits<T>(ctx: LockContext, channel: string, permits: nu
   const acquired = wait(queueFirst);
   acquired.then(done, done);
   return acquired;
+}
+
+/**
+ * Offers `permits` this client releases to its waiters parked on `channel`, oldest first, for as
+ * long as the oldest wants no more than are left. What they take needs no command: the count in
+ * Redis stays where a release and their acquisitions would have left it. Returns how many are left
+ * to release in Redis.
+ */
+export function passPermits(ctx: LockContext, channel: string, permits: number): number {
+  const strategy = ctx.pubsub.strategyOf(channel);
+  if (!(strategy instanceof LocalPass)) return permits;
+  const released = new ReleasedPermits(permits);
+  strategy.pass(released);
+  return released.left;
 }
 
 /**

@@ -25,7 +25,7 @@ import {
   PERMIT_RECHECK_MS,
   PermitGrant,
   acquireHandle,
-  handOffRelease,
+  passPermits,
   tryAcquireHandle,
   usingHandle,
   waitForPermits,
@@ -236,10 +236,10 @@ export class RSemaphore {
     return permits > 0 ? this.releasePermits(permits) : Promise.resolve();
   }
 
-  /** Adds `permits`, handed first to this client's oldest parked waiter. */
+  /** Adds `permits`, passed first to this client's parked waiters; what they leave goes to Redis. */
   private releasePermits(permits: number): Promise<void> {
-    const releasing = releasePermits(this.ctx.scripts, this.name, permits);
-    return handOffRelease(this.ctx, this.channel, releasing, () => true).then(() => undefined);
+    const left = passPermits(this.ctx, this.channel, permits);
+    return left > 0 ? releasePermits(this.ctx.scripts, this.name, left).then(() => undefined) : Promise.resolve();
   }
 
   /** @internal Acquires `permits` as `call` says; see `PermitTaker`. */
@@ -250,10 +250,11 @@ export class RSemaphore {
       call.signal?.throwIfAborted();
       return Promise.resolve(outcome(new PermitGrant(UNLEASED, name, 0, [])));
     }
+    const fromRelease = () => new PermitGrant(UNLEASED, name, permits, []);
     const source = {
-      tryOnce: async () =>
-        (await tryAcquirePermits(ctx.scripts, name, permits)) ? new PermitGrant(UNLEASED, name, permits, []) : PERMIT_RECHECK_MS,
+      tryOnce: async () => ((await tryAcquirePermits(ctx.scripts, name, permits)) ? fromRelease() : PERMIT_RECHECK_MS),
       giveBack: () => releasePermits(ctx.scripts, name, permits),
+      fromRelease,
       outcome,
     };
     return waitForPermits(ctx, this.channel, permits, call, source);
