@@ -141,3 +141,47 @@ describe('semaphores: permits passed on within a client', () => {
     expect(await admin().get(name)).toBe('1');
   });
 });
+
+describe('semaphores: the attempts of waiters woken together go out in one script', () => {
+  it('a release of 5 wakes 5 waiters of another client, which try with one script between them', async () => {
+    const holder = client();
+    const waiter = client();
+    const semaphore = (redisson: RedissonClient) => redisson.getSemaphore('s:batch:five');
+    await semaphore(holder).trySetPermits(5);
+    const held = await semaphore(holder).acquire(5);
+    const waiting = Array.from({ length: 5 }, () => semaphore(waiter).acquire({ waitTime: 25_000 }));
+    await eventually(() => waiter.diagnostics().waiters === 5, 5_000, 'five parked waiters');
+    const before = await commandCounts(admin());
+    await held.release();
+    const handles = await Promise.all(waiting);
+    const after = await commandCounts(admin());
+    const ran = (command: string) => (after.get(command) ?? 0) - (before.get(command) ?? 0);
+    // The holder's release, then the woken waiters' one attempt, which took 5 permits at once.
+    expect(ran('evalsha')).toBe(2);
+    expect(ran('decrby')).toBe(1);
+    expect(await admin().get('s:batch:five')).toBe('0');
+    await Promise.all(handles.map((handle) => handle.release()));
+    expect(await admin().get('s:batch:five')).toBe('5');
+  });
+
+  it('serves the attempts in order, each as it would be alone: one wanting fewer gets them past one wanting more', async () => {
+    const holder = client();
+    const waiter = client();
+    const semaphore = (redisson: RedissonClient) => redisson.getSemaphore('s:batch:order');
+    await semaphore(holder).trySetPermits(0);
+    const controller = new AbortController();
+    const wantsThree = semaphore(waiter).acquire(3, { signal: controller.signal });
+    await eventually(() => waiter.diagnostics().waiters === 1, 5_000, 'the first waiter parked');
+    // It wants less: it tries at once, fails, and parks behind.
+    const wantsOne = semaphore(waiter).acquire(1, { waitTime: 25_000 });
+    await eventually(() => waiter.diagnostics().waiters === 2, 5_000, 'both waiters parked');
+    // The message `2` wakes both: one script tries 3, which fails, then 1, which succeeds.
+    await semaphore(holder).release(2);
+    const handle = await wantsOne;
+    expect(await admin().get('s:batch:order')).toBe('1');
+    controller.abort(new Error('test over'));
+    await expect(wantsThree).rejects.toThrow('test over');
+    await handle.release();
+    expect(await admin().get('s:batch:order')).toBe('2');
+  });
+});

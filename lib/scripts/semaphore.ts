@@ -5,7 +5,7 @@ import releaseSource from '../../lua/semaphore/release.lua';
 import tryAcquireSource from '../../lua/semaphore/try-acquire.lua';
 import trySetPermitsSource from '../../lua/semaphore/try-set-permits.lua';
 import { semaphoreChannel } from '../keys';
-import { toFlag, toInteger, toStringOrNull } from './reply';
+import { toFlag, toFlags, toInteger, toStringOrNull } from './reply';
 import { defineScript, type ReplicatedWrite, type ScriptRunner } from './runner';
 import { ONCE_IF_ONE, ONCE_WRITE } from './writes';
 
@@ -28,10 +28,17 @@ const DRAIN = defineScript('semaphore/drain', drainSource);
  * the count after each change.
  */
 
-/** Takes `permits` if that many are available; resolves whether it did. */
-export function tryAcquirePermits(runner: ScriptRunner, name: string, permits: number): Promise<boolean> {
-  const write: ReplicatedWrite = { changed: (reply) => toFlag(reply), undo: () => releasePermits(runner, name, permits, false) };
-  return runner.run(TRY_ACQUIRE, [name], [permits], write).then(toFlag);
+/**
+ * Takes permits for each count of `wanted`, in order, each if that many are still available (as
+ * that many attempts one after another would); resolves one flag per count.
+ */
+export function tryAcquirePermits(runner: ScriptRunner, name: string, wanted: readonly number[]): Promise<boolean[]> {
+  const taken = (reply: unknown) => toFlags(reply).reduce((sum, took, i) => (took ? sum + wanted[i]! : sum), 0);
+  const write: ReplicatedWrite = {
+    changed: (reply) => taken(reply) > 0,
+    undo: (reply) => releasePermits(runner, name, taken(reply), false),
+  };
+  return runner.run(TRY_ACQUIRE, [name], wanted, write).then(toFlags);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { semaphoreChannel } from '../keys';
 import type { Lease, LeaseKind } from '../leases/lease';
-import type { LockContext } from '../locks/context';
+import { ClientLocal, type LockContext } from '../locks/context';
 import {
   addPermits,
   availablePermits,
@@ -34,6 +34,40 @@ import {
 
 /** Plain permits have no lease: their grants are never tracked, so this is never asked to renew. */
 const UNLEASED: LeaseKind = { noun: 'Permit', renew: (batch) => Promise.resolve(batch.map(() => true)) };
+
+/** Attempts of one client still open to join, by semaphore name (see {@link batchedAttempt}). */
+interface AttemptBatch {
+  /** Permits each joined attempt wants, in the order they joined. */
+  readonly wanted: number[];
+  /** One flag per joined attempt, once the batch's script replied. */
+  readonly taken: Promise<boolean[]>;
+}
+const OPEN_BATCHES = new ClientLocal(() => new Map<string, AttemptBatch>());
+
+/**
+ * One acquire attempt, sent in one script with every other attempt this client makes on the same
+ * semaphore in the same run of code, such as those of the waiters one release message wakes. The
+ * script serves them in the order they were made, each exactly as an attempt of its own would be;
+ * the batch goes out when the run yields (its next microtask). Resolves whether this attempt got
+ * its permits.
+ */
+function batchedAttempt(ctx: LockContext, name: string, permits: number): Promise<boolean> {
+  const open = ctx.local(OPEN_BATCHES);
+  let batch = open.get(name);
+  if (!batch) {
+    const wanted: number[] = [];
+    const taken = new Promise<boolean[]>((resolve) =>
+      queueMicrotask(() => {
+        open.delete(name);
+        resolve(tryAcquirePermits(ctx.scripts, name, wanted));
+      }),
+    );
+    batch = { wanted, taken };
+    open.set(name, batch);
+  }
+  const index = batch.wanted.push(permits) - 1;
+  return batch.taken.then((flags) => flags[index] === true);
+}
 
 /**
  * A distributed counting semaphore, stored and signalled exactly as Redisson's `RSemaphore`: a
@@ -252,7 +286,7 @@ export class RSemaphore {
     }
     const fromRelease = () => new PermitGrant(UNLEASED, name, permits, []);
     const source = {
-      tryOnce: async () => ((await tryAcquirePermits(ctx.scripts, name, permits)) ? fromRelease() : PERMIT_RECHECK_MS),
+      tryOnce: async () => ((await batchedAttempt(ctx, name, permits)) ? fromRelease() : PERMIT_RECHECK_MS),
       giveBack: () => releasePermits(ctx.scripts, name, permits),
       fromRelease,
       outcome,
