@@ -160,7 +160,10 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
     // beat theirs (it goes out at once, theirs only after the release message), starving them.
     this.queueFirst = request.queueFirst !== false && waitTime !== 0 && request.channel !== undefined && ctx.pubsub.hasWaiters(request.channel);
     if (this.queueFirst) {
-      this.subscribe();
+      // Local waiters share the channel: its SUBSCRIBE is most likely confirmed, and then it parks now.
+      const shared = ctx.pubsub.shareConfirmed(request.channel!, this.shareOptions);
+      if (shared) this.subscribed(shared);
+      else this.subscribe();
       return;
     }
     // On a channel already subscribed (shared, or lingering) a share taken before the first attempt
