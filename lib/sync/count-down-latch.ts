@@ -12,22 +12,26 @@ import { rejectingThrows } from './permits';
  */
 export const LATCH_RECHECK_MS = 5_000;
 
-/** A client's count reads that calls may still join, by latch name (see {@link sharedCount}). */
-const JOINABLE_READS = new ClientLocal(() => new Map<string, Promise<number>>());
+/** A client's count re-checks that calls may still join, by latch name (see {@link sharedCheck}). */
+const JOINABLE_CHECKS = new ClientLocal(() => new Map<string, Promise<number | null>>());
+
+/** An attempt's outcome for `count`: `null` when the latch is open, else how long to park. */
+const recheckAfter = (count: number): number | null => (count <= 0 ? null : LATCH_RECHECK_MS);
 
 /**
- * The count, read by one GET for every call for the same latch in one synchronous run of code: the
- * first call sends it at once, and the calls after it join it until the run yields (its next
- * microtask), unless this client writes the latch in between. The message that opens a latch wakes
- * all its local waiters in one run, and they re-check with one GET instead of one each, the GET
- * going out before the others are even woken. No reply or message reaches the client within a run,
- * so a joined read tells a caller no less than a GET of its own; its own writes are read.
+ * The outcome of an `await` attempt, made of one GET for every call for the same latch in one
+ * synchronous run of code: the first call sends it at once, and the calls after it join it until
+ * the run yields (its next microtask), unless this client writes the latch in between. The message
+ * that opens a latch wakes all its local waiters in one run, and they re-check with one GET (its
+ * reply turned into the outcome once, not once per waiter) instead of one each, the GET going out
+ * before the others are even woken. No reply or message reaches the client within a run, so a
+ * joined read tells a caller no less than a GET of its own; its own writes are read.
  */
-function sharedCount(ctx: LockContext, name: string): Promise<number> {
-  const joinable = ctx.local(JOINABLE_READS);
+function sharedCheck(ctx: LockContext, name: string): Promise<number | null> {
+  const joinable = ctx.local(JOINABLE_CHECKS);
   const joined = joinable.get(name);
   if (joined) return joined;
-  const sent = latchCount(ctx.scripts, name);
+  const sent = latchCount(ctx.scripts, name).then(recheckAfter);
   joinable.set(name, sent);
   queueMicrotask(() => {
     if (joinable.get(name) === sent) joinable.delete(name);
@@ -140,7 +144,7 @@ export class RCountDownLatch {
       const call = resolveSyncOptions(options, ['waitTime', 'signal'], 'await');
       const { ctx, name } = this;
       const attempts: AttemptSource<boolean> = {
-        attempt: async () => ((await sharedCount(ctx, name)) <= 0 ? null : LATCH_RECHECK_MS),
+        attempt: () => sharedCheck(ctx, name),
         abandon: () => undefined,
         conclude: (open) => open,
       };
@@ -160,6 +164,6 @@ export class RCountDownLatch {
 
   /** A count read sent before this client's write cannot answer a call made after it. */
   private writing(): void {
-    this.ctx.local(JOINABLE_READS).delete(this.name);
+    this.ctx.local(JOINABLE_CHECKS).delete(this.name);
   }
 }
