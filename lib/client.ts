@@ -38,7 +38,7 @@ import { RSemaphore } from './sync/semaphore';
 export interface ClientDiagnostics {
   /** Channels subscribed on the subscriber connection. */
   channels: number;
-  /** Waiters parked on those channels. */
+  /** Callers parked on those channels (every `await` of a latch, though a client's wait together). */
   waiters: number;
   /** Leases tracked (renewed by the watchdog, or awaiting the end of an explicit lease). */
   leases: number;

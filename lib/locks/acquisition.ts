@@ -95,6 +95,8 @@ export interface WaitRequest<T> {
    */
   linger?: number;
   signal: AbortSignal | undefined;
+  /** How many callers the acquisition waits for, as diagnostics count them (a shared wait's). @default 1 */
+  callers?: () => number;
 }
 
 /**
@@ -170,6 +172,10 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
     // hears every release after it: no second attempt is needed once subscribed.
     if (waitTime !== 0 && request.channel !== undefined) this.subscription = ctx.pubsub.shareConfirmed(request.channel, this.shareOptions);
     this.attempt();
+  }
+
+  get callers(): number {
+    return this.request.callers?.() ?? 1;
   }
 
   private get shareOptions(): ShareOptions {

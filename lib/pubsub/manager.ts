@@ -178,13 +178,13 @@ export class PubSubManager {
     setMaxListeners(0, this.lifetime.signal);
   }
 
-  /** Number of channels in use by local waiters, and of waiters parked on them. */
+  /** Number of channels in use by local waiters, and of callers parked on them. */
   get stats(): { channels: number; waiters: number } {
     let channels = 0;
     let waiters = 0;
     for (const entry of this.entries.values()) {
       if (entry.refs > 0) channels += 1;
-      waiters += entry.queue.size;
+      waiters += entry.queue.callers;
     }
     return { channels, waiters };
   }

@@ -17,6 +17,8 @@ export interface Waiter {
    * takes it, which ends its wait with nothing sent. Still in the queue while asked.
    */
   take?(gift: unknown): boolean;
+  /** How many callers it waits for, as diagnostics count them (a wait shared by several). @default 1 */
+  readonly callers?: number;
 }
 
 /**
@@ -31,6 +33,13 @@ export class WaitQueue {
   /** Number of parked waiters. */
   get size(): number {
     return this.parked.size;
+  }
+
+  /** Number of callers the parked waiters wait for (see {@link Waiter.callers}). */
+  get callers(): number {
+    let callers = 0;
+    for (const waiter of this.parked) callers += waiter.callers ?? 1;
+    return callers;
   }
 
   /**

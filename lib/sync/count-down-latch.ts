@@ -1,6 +1,7 @@
 import { latchChannel } from '../keys';
-import { acquireWithWait, fallbackBackOff, type AttemptSource } from '../locks/acquisition';
+import { fallbackBackOff } from '../locks/acquisition';
 import { ClientLocal, type LockContext } from '../locks/context';
+import { SharedWait } from '../locks/shared-wait';
 import { wakeAll } from '../pubsub/wake';
 import { countDown, deleteLatch, latchCount, trySetCount } from '../scripts/count-down-latch';
 import { checkPermits, resolveSyncOptions, type LatchAwaitOptions } from './options';
@@ -15,17 +16,19 @@ export const LATCH_RECHECK_MS = 5_000;
 /** A client's count re-checks that calls may still join, by latch name (see {@link sharedCheck}). */
 const JOINABLE_CHECKS = new ClientLocal(() => new Map<string, Promise<number | null>>());
 
+/** The wait each latch's `await` callers of one client share, by latch name. */
+const SHARED_WAITS = new ClientLocal(() => new Map<string, SharedWait>());
+
 /** An attempt's outcome for `count`: `null` when the latch is open, else how long to park. */
 const recheckAfter = (count: number): number | null => (count <= 0 ? null : LATCH_RECHECK_MS);
 
 /**
- * The outcome of an `await` attempt, made of one GET for every call for the same latch in one
- * synchronous run of code: the first call sends it at once, and the calls after it join it until
- * the run yields (its next microtask), unless this client writes the latch in between. The message
- * that opens a latch wakes all its local waiters in one run, and they re-check with one GET (its
- * reply turned into the outcome once, not once per waiter) instead of one each, the GET going out
- * before the others are even woken. No reply or message reaches the client within a run, so a
- * joined read tells a caller no less than a GET of its own; its own writes are read.
+ * One check of the count (`null`: open, else how long to park), made of one GET for every check of
+ * the same latch in one synchronous run of code: the first sends it at once, and the checks after
+ * it join it until the run yields (its next microtask), unless this client writes the latch in
+ * between. No reply or message reaches the client within a run, so a joined read tells a caller no
+ * less than a GET of its own; its own writes are read. Single checks (`waitTime: 0`) and the
+ * client's shared wait (see {@link RCountDownLatch.await}) check this way.
  */
 function sharedCheck(ctx: LockContext, name: string): Promise<number | null> {
   const joinable = ctx.local(JOINABLE_CHECKS);
@@ -46,8 +49,9 @@ function sharedCheck(ctx: LockContext, name: string): Promise<number | null> {
  * set or deleted. Get one from `RedissonClient.getCountDownLatch`.
  *
  * Every waiter wakes on every message and re-checks the count, as Redisson's do, so all of them
- * return once it is zero (or the latch was deleted), in every process; the waiters of one client
- * that a message wakes share one GET for that re-check.
+ * return once it is zero (or the latch was deleted), in every process. The `await` calls of one
+ * client on one latch wait together, as one waiter: a message wakes it once, and one GET re-checks
+ * for all of them; each call keeps its own wait time and signal.
  *
  * @example
  * ```ts
@@ -142,28 +146,32 @@ export class RCountDownLatch {
   await(options?: LatchAwaitOptions): Promise<boolean> {
     return rejectingThrows(() => {
       const call = resolveSyncOptions(options, ['waitTime', 'signal'], 'await');
-      const { ctx, name } = this;
-      const attempts: AttemptSource<boolean> = {
-        attempt: () => sharedCheck(ctx, name),
-        abandon: () => undefined,
-        conclude: (open) => open,
-      };
-      return acquireWithWait(ctx, {
-        attempts,
-        channel: this.channel,
-        policy: wakeAll,
-        backOff: fallbackBackOff,
-        waitTime: call.waitTime,
-        turnBound: LATCH_RECHECK_MS,
-        // An open latch lets everyone through: nobody waits a turn.
-        queueFirst: false,
-        signal: call.signal,
-      });
+      this.ctx.lifetime.throwIfAborted();
+      call.signal?.throwIfAborted();
+      if (call.waitTime === 0) return sharedCheck(this.ctx, this.name).then((outcome) => outcome === null);
+      return this.sharedWait().join(call.waitTime, call.signal);
     });
+  }
+
+  /** The wait this client's callers of `await` share for this latch, made by the first of them. */
+  private sharedWait(): SharedWait {
+    const { ctx, name } = this;
+    const waits = ctx.local(SHARED_WAITS);
+    let wait = waits.get(name);
+    if (!wait) {
+      const request = { channel: this.channel, policy: wakeAll, backOff: fallbackBackOff, turnBound: LATCH_RECHECK_MS };
+      const created: SharedWait = new SharedWait(ctx, request, () => sharedCheck(ctx, name), () => {
+        if (waits.get(name) === created) waits.delete(name);
+      });
+      waits.set(name, created);
+      wait = created;
+    }
+    return wait;
   }
 
   /** A count read sent before this client's write cannot answer a call made after it. */
   private writing(): void {
     this.ctx.local(JOINABLE_CHECKS).delete(this.name);
+    this.ctx.local(SHARED_WAITS).get(this.name)?.invalidate();
   }
 }

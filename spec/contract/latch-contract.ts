@@ -129,6 +129,45 @@ export function latchContract(fixture: ContractFixture = useTopology(STANDALONE)
       expect(await latch.getCount()).toBe(1);
     });
 
+    it("a wait joined in the same run as a check but after this client's write is not answered by that check", async () => {
+      const latch = client().getCountDownLatch('latch:own-write-wait');
+      await latch.trySetCount(1);
+      await latch.countDown();
+      // The first wait's check goes out at once and finds the latch open; the new count is written
+      // after it, so the second wait needs a check of its own, which finds the latch closed.
+      const before = latch.await({ waitTime: 10_000 });
+      const set = latch.trySetCount(1);
+      const after = latch.await({ waitTime: 300 });
+      expect(await Promise.all([before, set, after])).toEqual([true, true, false]);
+    });
+
+    it("a client's waits share one acquisition, and each keeps its own wait time and signal", async () => {
+      const name = 'latch:callers';
+      const redisson = client();
+      const latch = () => redisson.getCountDownLatch(name);
+      await latch().trySetCount(1);
+      const controller = new AbortController();
+      const open = latch().await();
+      const aborted = latch().await({ signal: controller.signal });
+      const startedAt = performance.now();
+      const timedOut = latch().await({ waitTime: 300 });
+      await eventually(() => redisson.diagnostics().waiters === 3, 10_000, 'three parked waits');
+      expect(await subscriberCount(latchChannel(name))).toBe(1);
+      expect(await timedOut).toBe(false);
+      expect(performance.now() - startedAt).toBeGreaterThanOrEqual(290);
+      controller.abort(new Error('given up'));
+      await expect(aborted).rejects.toThrow('given up');
+      expect(redisson.diagnostics().waiters).toBe(1);
+      const before = await deployment().commandCounts();
+      await client().getCountDownLatch(name).countDown();
+      expect(await open).toBe(true);
+      // One GET answered the remaining wait.
+      const gets = ((await deployment().commandCounts()).get('get') ?? 0) - (before.get('get') ?? 0);
+      expect(gets).toBe(1);
+      expect(redisson.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
+      await expectUnsubscribed(latchChannel(name));
+    });
+
     it('delete() opens the latch for waiters', async () => {
       const redisson = client();
       const latch = redisson.getCountDownLatch('latch:deleted');
