@@ -184,7 +184,8 @@ export function evaluateTargets(results) {
     // vsIoredisson is the peer's rate over ioredisson's, paired per rep: at or above it means <= 1.
     add('Semaphore (3 permits, 10 workers in 3 processes): throughput ≥ redis-semaphore\'s Semaphore', rs ? rs.vsIoredisson <= 1 : null,
       rs ? `${times(1 / rs.vsIoredisson)} redis-semaphore (${fmt(sem.medians.opsPerSec)} against ${fmt(rs.medians.opsPerSec)} ops/s)` : `${fmt(sem.medians.opsPerSec)} ops/s; redis-semaphore not measured`,
-      `Each permit takes ${fmt(sem.medians.acquireCalls)} acquire script calls (a release publishes the permits now available, and each of the three processes wakes that many of its waiters, all but one to find them taken): ` +
+      `Most permits pass from a worker to the next one parked in its own process with no command; a release that reaches Redis (the ninth in a row, or one with nobody parked) publishes the count, and every process tries for it, ` +
+        `${fmt(sem.medians.acquireCalls)} acquire script calls per permit in all (${sem.medians.scriptsSent}): ` +
         `${fmt(sem.medians.clientCpu)} µs client CPU per permit${rs ? ` against redis-semaphore's ${fmt(rs.medians.clientCpu)} µs` : ''}.`);
     const peak = Math.max(...sem.values.peakHolders);
     add('… never more than 3 holders at once', peak <= 3, `peak ${peak} holders (worst rep)`);
@@ -193,7 +194,7 @@ export function evaluateTargets(results) {
         (rs ? `; redis-semaphore ${fmt(rs.medians.idleCmdsPerSec)}` : ''));
     add('… drain: ≤ 3 client commands per waiter', Math.round(sem.medians.drainCmdsPerWaiter * 10) / 10 <= 3,
       `${fmt(sem.medians.drainCmdsPerWaiter)} sent per waiter (${sem.medians.drainSent}), drained in ${fmt(sem.medians.drainMs)} ms`,
-      'Every release message reaches all three processes, and each wakes as many waiters as permits are free; those that find them taken try again on a later message.');
+      'Every release message reaches all three processes; each sends one script for the waiters it wakes (as many as permits are free), and the permits a process gets then pass between its own waiters with no command.');
   }
 
   const latchCase = findCase(results, 'latch');
@@ -203,9 +204,9 @@ export function evaluateTargets(results) {
     const m = latch.medians;
     add(`Latch: ${latchCase.case} waiters all released within one RLock hand-off (p50) of the last count-down`, ho ? m.lastP50 <= ho.medians.p50 : null,
       `${fmt(m.lastP50)} ms until the last returns (first ${fmt(m.firstP50)} ms)` + (ho ? ` against a hand-off p50 of ${fmt(ho.medians.p50)} ms` : '; hand-off not measured in this run'),
-      `The release message wakes every waiter, and the waiters woken together re-check the count with one shared GET (${fmt(m.drainCmdsPerWaiter)} commands per waiter). ` +
-        `The first returns ${fmt(m.firstP50)} ms after the count-down and the last ${fmt(m.lastP50)} ms: the time is the message's delivery ` +
-        'to a process that was idle plus that one round trip, not the spread over the waiters.');
+      `The client's waits are one waiter of the wait loop: the release message wakes it once, and one GET re-checks the count for all of them (${fmt(m.drainCmdsPerWaiter)} commands per waiter). ` +
+        `The first returns ${fmt(m.firstP50)} ms after the count-down and the last ${fmt(m.lastP50)} ms: the message's delivery to a process that was idle ` +
+        'plus that one round trip, the same path as a hand-off (a message, then one command), not the spread over the waiters.');
     add('Latch: 0 commands/s from idle waiters', m.idleCmdsPerSec === 0 && m.idleClientCmdsPerSec === 0,
       `${fmt(m.idleClientCmdsPerSec)} cmds/s sent by ${latchCase.case} waiters, ${fmt(m.idleCmdsPerSec)} Redis cmds/s in all`);
   }
