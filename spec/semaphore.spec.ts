@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { RedissonClient } from '../lib';
-import { HANDOFF_STREAK } from '../lib/locks/hand-off';
+import { PASS_STREAK } from '../lib/locks/hand-off';
 import { useRedis } from './helpers/fixture';
 import { ChaosProxy } from './helpers/proxy';
 import { commandCounts, eventually } from './helpers/redis-server';
@@ -113,18 +113,18 @@ describe('semaphores: permits passed on within a client', () => {
     expect(await semaphore().availablePermits()).toBe(3);
   });
 
-  it(`after ${HANDOFF_STREAK} releases in a row passed on, the next goes to Redis and its message wakes other clients' waiters too`, async () => {
+  it(`after ${PASS_STREAK} releases in a row passed on, the next goes to Redis and its message wakes other clients' waiters too`, async () => {
     const local = client();
     const other = client();
     const name = 's:pass:streak';
     await local.getSemaphore(name).trySetPermits(1);
     let handle = await local.getSemaphore(name).acquire();
-    const waiting = Array.from({ length: HANDOFF_STREAK + 1 }, () => local.getSemaphore(name).acquire());
-    await eventually(() => local.diagnostics().waiters === HANDOFF_STREAK + 1, 5_000, 'the local waiters parked');
+    const waiting = Array.from({ length: PASS_STREAK + 1 }, () => local.getSemaphore(name).acquire());
+    await eventually(() => local.diagnostics().waiters === PASS_STREAK + 1, 5_000, 'the local waiters parked');
     const remote = other.getSemaphore(name).acquire({ waitTime: 25_000 });
     await eventually(() => other.diagnostics().waiters === 1, 5_000, "the other client's waiter parked");
     const before = await countChanges();
-    for (let i = 0; i < HANDOFF_STREAK; i++) {
+    for (let i = 0; i < PASS_STREAK; i++) {
       await handle.release();
       handle = await waiting[i]!;
     }
@@ -134,10 +134,10 @@ describe('semaphores: permits passed on within a client', () => {
     const releasedAt = performance.now();
     await handle.release();
     expect(await countChanges()).toBeGreaterThan(before);
-    const first = await Promise.race([waiting[HANDOFF_STREAK]!, remote]);
+    const first = await Promise.race([waiting[PASS_STREAK]!, remote]);
     expect(performance.now() - releasedAt).toBeLessThan(2_500);
     await first.release();
-    await Promise.all([waiting[HANDOFF_STREAK]!, remote].map(async (pending) => (await pending).release()));
+    await Promise.all([waiting[PASS_STREAK]!, remote].map(async (pending) => (await pending).release()));
     expect(await admin().get(name)).toBe('1');
   });
 });

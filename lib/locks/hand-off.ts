@@ -5,11 +5,17 @@ import type { AttemptReport } from '../pubsub/wait-queue';
 const ECHO_WINDOW_MS = 1_000;
 
 /**
- * Local hand-offs (or passes) in a row, at most, before one release is left to its message, which
- * wakes this client's next waiter and every other process's alike: a busy process cannot keep the
- * lock (or the permits) to itself.
+ * Local hand-offs in a row, at most, before one release is left to its message, which wakes this
+ * client's next waiter and every other process's alike: a busy process cannot keep the lock to itself.
  */
 export const HANDOFF_STREAK = 8;
+
+/**
+ * Releases passed on to local waiters in a row (see {@link LocalPass}), at most, before one goes to
+ * Redis. Longer than a hand-off's streak: a pass sends nothing, while a release through Redis costs
+ * an attempt in every process with waiters, all but one in vain.
+ */
+export const PASS_STREAK = 32;
 
 /**
  * A release passed straight to a local waiter. As this client sends a release, its oldest local
@@ -151,7 +157,7 @@ export class LocalHandOff implements WakeStrategy {
  * The wake strategy of a channel whose releases a local waiter can take with no command at all,
  * because what is released has no owner in Redis (a semaphore's permits): this client offers what
  * it releases to its oldest parked waiters first, and only what they leave goes to Redis. Messages
- * wake as `inner` says. After {@link HANDOFF_STREAK} releases in a row passed on, one goes to Redis
+ * wake as `inner` says. After {@link PASS_STREAK} releases in a row passed on, one goes to Redis
  * whole, and its message wakes other processes' waiters alike.
  */
 export class LocalPass implements WakeStrategy {
@@ -173,7 +179,7 @@ export class LocalPass implements WakeStrategy {
    * it needs of it; returns whether any did. Refuses at once when the streak is used up.
    */
   pass(gift: unknown): boolean {
-    if (this.streak >= HANDOFF_STREAK) {
+    if (this.streak >= PASS_STREAK) {
       this.streak = 0;
       return false;
     }

@@ -35,13 +35,14 @@ import {
 /** Plain permits have no lease: their grants are never tracked, so this is never asked to renew. */
 const UNLEASED: LeaseKind = { noun: 'Permit', renew: (batch) => Promise.resolve(batch.map(() => true)) };
 
-/** Attempts of one client still open to join, by semaphore name (see {@link batchedAttempt}). */
+/** Attempts still open to join, to go out in one script (see {@link batchedAttempt}). */
 interface AttemptBatch {
   /** Permits each joined attempt wants, in the order they joined. */
   readonly wanted: number[];
   /** One flag per joined attempt, once the batch's script replied. */
   readonly taken: Promise<boolean[]>;
 }
+/** A client's open batches, by semaphore name. */
 const OPEN_BATCHES = new ClientLocal(() => new Map<string, AttemptBatch>());
 
 /**
@@ -59,7 +60,9 @@ function batchedAttempt(ctx: LockContext, name: string, permits: number): Promis
     const taken = new Promise<boolean[]>((resolve) =>
       queueMicrotask(() => {
         open.delete(name);
-        resolve(tryAcquirePermits(ctx.scripts, name, wanted));
+        // Shut down since the attempts joined: they were closed already; take nothing for them.
+        const { lifetime } = ctx;
+        resolve(lifetime.aborted ? Promise.reject(lifetime.reason) : tryAcquirePermits(ctx.scripts, name, wanted));
       }),
     );
     batch = { wanted, taken };
