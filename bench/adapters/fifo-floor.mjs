@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 
-export const name = 'FIFO floor (on ioredis)';
+export const name = 'FIFO floor';
 export const pkg = 'ioredis';
 export const waiting = 'pub/sub, the next waiter only';
 /** A bound, not a peer: the targets' "every peer" leaves it out. */
