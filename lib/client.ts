@@ -38,7 +38,7 @@ import { RSemaphore } from './sync/semaphore';
 export interface ClientDiagnostics {
   /** Channels subscribed on the subscriber connection. */
   channels: number;
-  /** Callers parked on those channels (every `await` of a latch, though a client's wait together). */
+  /** Calls parked on those channels; each `await` of a latch counts, though a client's wait as one. */
   waiters: number;
   /** Leases tracked (renewed by the watchdog, or awaiting the end of an explicit lease). */
   leases: number;

@@ -141,7 +141,7 @@ export function latchContract(fixture: ContractFixture = useTopology(STANDALONE)
       expect(await Promise.all([before, set, after])).toEqual([true, true, false]);
     });
 
-    it("a client's waits share one acquisition, and each keeps its own wait time and signal", async () => {
+    it("a client's waits on one latch wait together, each with its own wait time and signal", async () => {
       const name = 'latch:callers';
       const redisson = client();
       const latch = () => redisson.getCountDownLatch(name);
