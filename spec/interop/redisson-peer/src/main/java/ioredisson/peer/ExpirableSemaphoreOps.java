@@ -26,5 +26,11 @@ final class ExpirableSemaphoreOps {
       },
       "tryRelease", (semaphore, r) -> semaphore.tryRelease(r.text("permitId")),
       "availablePermits", (semaphore, r) -> semaphore.availablePermits(),
-      "acquiredPermits", (semaphore, r) -> semaphore.acquiredPermits());
+      "acquiredPermits", (semaphore, r) -> semaphore.acquiredPermits(),
+      // delta may be negative: a capacity cut.
+      "addPermits", (semaphore, r) -> {
+        semaphore.addPermits((int) r.requiredLong("permits"));
+        return null;
+      },
+      "delete", (semaphore, r) -> semaphore.delete());
 }

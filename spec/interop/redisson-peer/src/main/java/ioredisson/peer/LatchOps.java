@@ -21,5 +21,6 @@ final class LatchOps {
         latch.await();
         return true;
       },
-      "getCount", (latch, r) -> latch.getCount());
+      "getCount", (latch, r) -> latch.getCount(),
+      "delete", (latch, r) -> latch.delete());
 }

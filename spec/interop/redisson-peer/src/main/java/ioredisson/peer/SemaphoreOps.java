@@ -20,7 +20,14 @@ final class SemaphoreOps {
         semaphore.release(permits(r));
         return null;
       },
-      "availablePermits", (semaphore, r) -> semaphore.availablePermits());
+      "availablePermits", (semaphore, r) -> semaphore.availablePermits(),
+      // delta may be negative: a capacity cut.
+      "addPermits", (semaphore, r) -> {
+        semaphore.addPermits((int) r.requiredLong("permits"));
+        return null;
+      },
+      "drainPermits", (semaphore, r) -> semaphore.drainPermits(),
+      "delete", (semaphore, r) -> semaphore.delete());
 
   private static int permits(Request r) {
     return (int) r.longArg("permits", 1);
