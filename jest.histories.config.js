@@ -1,0 +1,9 @@
+const base = require('./jest.config');
+
+/** The randomized mixed-client history check (spec/histories): `npm run test:histories`. */
+module.exports = {
+  ...base,
+  testPathIgnorePatterns: ['/node_modules/'],
+  testMatch: ['**/spec/histories/**/*.spec.ts'],
+  maxWorkers: 1,
+};

@@ -1,0 +1,126 @@
+import type { History, Op } from './history';
+
+/**
+ * One owner's uninterrupted hold of one lock (for the read/write lock: of one of its two modes),
+ * from the completion of the acquisition that took it to the invocation of the release that gave
+ * it up. A hold whose loss the owner was told of (its handle's signal, a release refused as not
+ * held) is certain only until the first thing that can explain the loss: a force-unlock, a Redis
+ * restart, a SIGSTOP or SIGKILL of its process; without any of these, until its lease before the
+ * moment it learnt of the loss.
+ */
+export interface Episode {
+  owner: string;
+  mode: 'read' | 'write';
+  start: number;
+  end: number;
+  lost: boolean;
+  /** The acquisitions and releases of the hold. */
+  ops: Op[];
+}
+
+/** Two holds that overlapped although the lock allows only one of them. */
+export interface Overlap {
+  a: Episode;
+  b: Episode;
+}
+
+interface Open {
+  count: number;
+  episode: Episode;
+  /** The latest moments the owner learnt of a loss. */
+  learnt: number[];
+}
+
+/** The holds in the operations of one lock. */
+export function episodes(history: History, ops: readonly Op[]): Episode[] {
+  const byOwner = new Map<string, Op[]>();
+  for (const op of ops) {
+    const list = byOwner.get(op.owner) ?? [];
+    list.push(op);
+    byOwner.set(op.owner, list);
+  }
+  const forceUnlocks = ops.filter((op) => op.f === 'forceUnlock' && op.outcome !== 'fail').map((op) => op.invoke);
+  const restarts = history.faults.filter((f) => f.type === 'redis-restart').map((f) => f.start);
+  const result: Episode[] = [];
+  for (const [owner, list] of byOwner) {
+    const client = list[0]!.client;
+    const leaseUs = (client === 'java' ? history.javaLeaseMs : history.nodeLeaseMs) * 1_000;
+    const stops = history.faults.filter((f) => (f.type === 'stop' || f.type === 'kill') && f.client === client).map((f) => f.start);
+    const death = history.faults.find((f) => f.type === 'kill' && f.client === client)?.start;
+    const open = new Map<string, Open>();
+    const close = (mode: string, state: Open, at: number): void => {
+      const { episode } = state;
+      episode.end = at;
+      const inside = (t: number): boolean => t >= episode.start && t <= at;
+      // A restart ends every hold it spans, told or not.
+      const explained = [...restarts.filter(inside)];
+      if (episode.lost) {
+        explained.push(...forceUnlocks.filter(inside), ...stops.filter(inside));
+        if (explained.length === 0) explained.push(...state.learnt.map((t) => Math.max(episode.start, t - leaseUs)));
+      }
+      if (explained.length > 0) episode.end = Math.min(at, ...explained);
+      result.push(episode);
+      open.delete(mode);
+    };
+    for (const op of list.sort((a, b) => a.invoke - b.invoke)) {
+      const mode = op.mode ?? 'write';
+      if (op.f === 'acquire' && op.outcome === 'ok' && op.value !== false) {
+        let state = open.get(mode);
+        if (!state) {
+          state = { count: 0, learnt: [], episode: { owner, mode, start: op.complete, end: Infinity, lost: false, ops: [] } };
+          open.set(mode, state);
+        }
+        state.count += 1;
+        state.episode.ops.push(op);
+        if (op.lost !== undefined) {
+          state.episode.lost = true;
+          state.learnt.push(op.lost);
+        }
+      } else if (op.f === 'release') {
+        const state = open.get(mode);
+        if (!state) continue;
+        state.episode.ops.push(op);
+        if (op.outcome !== 'ok') {
+          state.episode.lost = true;
+          state.learnt.push(op.invoke);
+        }
+        state.count -= 1;
+        if (state.count === 0) close(mode, state, op.invoke);
+      }
+    }
+    // Still held when the process died, or when the run ended.
+    for (const [mode, state] of [...open]) close(mode, state, death ?? Infinity);
+  }
+  return result;
+}
+
+/** Pairs of holds by different owners that overlap where the lock allows one (for read/write: unless both read). */
+export function overlaps(all: readonly Episode[]): Overlap[] {
+  const sorted = [...all].sort((a, b) => a.start - b.start);
+  const found: Overlap[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    const a = sorted[i]!;
+    for (let j = i + 1; j < sorted.length && sorted[j]!.start < a.end; j++) {
+      const b = sorted[j]!;
+      if (b.owner === a.owner || (a.mode === 'read' && b.mode === 'read')) continue;
+      if (b.start < b.end && a.start < a.end) found.push({ a, b });
+    }
+  }
+  return found;
+}
+
+/** Fencing tokens that did not increase: an acquisition that completed before another began has the smaller token. */
+export function tokenViolations(history: History, ops: readonly Op[]): [Op, Op][] {
+  const restarts = history.faults.filter((f) => f.type === 'redis-restart');
+  const epoch = (t: number): number => restarts.filter((r) => r.end <= t).length;
+  const spansRestart = (op: Op): boolean => restarts.some((r) => r.start <= op.complete && r.end >= op.invoke);
+  const tokens = ops.filter((op) => op.f === 'acquire' && op.outcome === 'ok' && typeof op.value === 'number' && !spansRestart(op));
+  const found: [Op, Op][] = [];
+  for (const b of tokens) {
+    for (const a of tokens) {
+      if (a === b || epoch(a.invoke) !== epoch(b.invoke)) continue;
+      if ((a.complete < b.invoke && (a.value as number) >= (b.value as number)) || (a.id < b.id && a.value === b.value)) found.push([a, b]);
+    }
+  }
+  return found;
+}

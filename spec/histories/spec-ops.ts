@@ -1,0 +1,99 @@
+import type { Fault, History, Op } from './history';
+import type { SpecOp } from './models';
+
+/**
+ * How long after an aborted (or failed) acquisition's rejection its give-back may still reach Redis:
+ * the library sends it as soon as the attempt's reply arrives. Stretched by any SIGSTOP of the
+ * process that overlaps it.
+ */
+export const GIVE_BACK_GRACE_US = 2_000_000;
+
+/** `at` stretched by every stop of `client` that overlaps [from, at]. */
+export function stretchedByStops(faults: readonly Fault[], client: string, from: number, at: number): number {
+  let end = at;
+  for (const fault of faults) {
+    if (fault.type === 'stop' && fault.client === client && fault.start < end && fault.end > from) end += fault.end - Math.max(fault.start, from);
+  }
+  return end;
+}
+
+const isNotHeld = (op: Op): boolean => /NOT_HELD|has already been released|doesn't exist|IllegalArgument|IllegalMonitor/i.test(op.error ?? '');
+
+/**
+ * The operations of one counting object (semaphore, expirable semaphore or latch) as the
+ * linearizability search sees them: completed ones must take effect by their completion; failed or
+ * unknown ones may take effect within their window, or never; an aborted acquisition may take its
+ * permits and give them back later (the library's give-back); a lost watchdog permit may expire.
+ * Redis restarts wipe the object. Acquisitions that returned nothing and reads that failed have no
+ * effect and are left out.
+ */
+export function specOps(history: History, ops: readonly Op[]): SpecOp[] {
+  const out: SpecOp[] = [];
+  let synthetic = 1_000_000_000;
+  const end = Math.max(0, ...ops.map((op) => op.complete));
+  const releaseOf = new Map<number, Op>();
+  for (const op of ops) if (op.f === 'release' && typeof op.args.of === 'number') releaseOf.set(op.args.of, op);
+  const base = (op: Op, must: boolean, endAt = op.complete) => ({ id: op.id, invoke: op.invoke, end: endAt, must });
+
+  for (const op of ops) {
+    const ok = op.outcome === 'ok';
+    const value = ok ? op.value : undefined;
+    const permit = op.family === 'expirableSemaphore' ? (typeof op.value === 'string' ? op.value : `?${op.id}`) : undefined;
+    switch (op.f) {
+      case 'acquire': {
+        if (ok && op.value === false) break;
+        if (ok) {
+          out.push({ ...base(op, true), f: 'take', n: 1, permit });
+          // A watchdog permit may expire (its process stopped or died) unless its release found it held;
+          // a handle that knows its permit lost may not send its release at all, so until the end.
+          if (op.args.watchdog && releaseOf.get(op.id)?.outcome !== 'ok') {
+            out.push({ id: synthetic++, invoke: op.invoke, end, must: false, f: 'expire', n: 1, permit });
+          }
+          break;
+        }
+        // Aborted, failed or unknown: it may have taken permits, and the library may have given them back.
+        const until = stretchedByStops(history.faults, op.client, op.complete, op.complete + GIVE_BACK_GRACE_US);
+        out.push({ ...base(op, false, until), f: 'take', n: 1, permit });
+        out.push({ id: synthetic++, invoke: op.invoke, end: until, must: false, f: 'give', n: 1, permit, value: true, after: op.id });
+        break;
+      }
+      case 'release': {
+        const acquiredBy = ops.find((o) => o.id === op.args.of);
+        const id = op.family === 'expirableSemaphore' ? (typeof op.args.permitId === 'string' ? op.args.permitId : typeof acquiredBy?.value === 'string' ? acquiredBy.value : undefined) : undefined;
+        if (op.family === 'expirableSemaphore') {
+          out.push({ ...base(op, op.outcome !== 'unknown'), f: 'give', n: 1, permit: id, value: ok ? true : isNotHeld(op) ? false : undefined });
+        } else {
+          out.push({ ...base(op, ok), f: 'give', n: 1 });
+        }
+        break;
+      }
+      case 'addPermits':
+        out.push({ ...base(op, ok), f: 'add', n: Number(op.args.permits) });
+        break;
+      case 'trySetPermits':
+      case 'trySetCount':
+        out.push({ ...base(op, ok), f: 'trySet', n: Number(op.args.permits ?? op.args.count), value });
+        break;
+      case 'drainPermits':
+        out.push({ ...base(op, ok), f: 'drain', n: 0, value: value === undefined ? undefined : Number(value) });
+        break;
+      case 'delete':
+        out.push({ ...base(op, ok), f: 'delete', n: 0, value });
+        break;
+      case 'availablePermits':
+      case 'getCount':
+        if (ok) out.push({ ...base(op, true), f: 'read', n: 0, value: Number(value) });
+        break;
+      case 'countDown':
+        out.push({ ...base(op, ok), f: 'countDown', n: 1 });
+        break;
+      case 'await':
+        if (ok && value === true) out.push({ ...base(op, true), f: 'await', n: 0 });
+        break;
+    }
+  }
+  for (const fault of history.faults) {
+    if (fault.type === 'redis-restart') out.push({ id: synthetic++, invoke: fault.start, end: fault.end, must: true, f: 'wipe', n: 0 });
+  }
+  return out;
+}
