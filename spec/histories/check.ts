@@ -70,9 +70,13 @@ function checkFamily(history: History, family: Family, ops: Op[]): Violation[] {
 
 function linearizabilityViolation(family: Family, failure: LinFailure<unknown, SpecOp>, ops: Op[]): Violation {
   const ids = new Set([failure.op.id, ...failure.open.map((op) => op.id)]);
-  const states = failure.before.map(({ state, applied }) => `${JSON.stringify(state)}${applied.length ? ` (with ${applied.map((id) => `#${id}`).join(', ')} applied)` : ''}`);
-  const message = `no order of the operations explains ${failure.op.must ? 'the completion' : 'the window'} of #${failure.op.id} (${failure.op.f}); possible states before: ${states.join('; ')}`;
-  return { family, rule: 'linearizability', message, ops: sortOps(ops.filter((op) => ids.has(op.id))) };
+  const window = ops.filter((op) => ids.has(op.id));
+  // What led there: the last operations that completed before the window opened.
+  const opened = Math.min(...window.map((op) => op.invoke));
+  const lead = ops.filter((op) => op.complete < opened && op.outcome === 'ok' && !(op.f === 'acquire' && op.value === false)).slice(-6);
+  const states = [...new Set(failure.before.map(({ state }) => JSON.stringify(state)))];
+  const message = `no order of the operations explains the completion of #${failure.op.id} (${failure.op.f}): the states the history allows just before are ${states.join(', ')} (with some of the open operations applied)`;
+  return { family, rule: 'linearizability', message, ops: sortOps([...lead, ...window]) };
 }
 
 function sortOps(ops: Op[]): Op[] {

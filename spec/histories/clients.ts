@@ -56,6 +56,7 @@ export class NodeClient implements Runner {
     const worker = join(__dirname, 'worker.mjs');
     const child = spawn(process.execPath, [worker, this.url, this.connectionName, String(this.leaseMs)]);
     this.child = child;
+    child.stdin.on('error', () => undefined); // written to as it was being killed: its ops end as unknown
     let onReady!: () => void;
     this.ready = new Promise((resolve) => (onReady = resolve));
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));

@@ -46,35 +46,35 @@ export function plan(state: ActorState, rng: Rng): Planned {
 }
 
 function acquireArgs(state: ActorState, rng: Rng): Args {
-  const waitMs = rng.chance(0.2) ? 0 : rng.int(1, 1_500);
+  const waitMs = rng.chance(0.2) ? 0 : rng.int(1, 800);
   const args: Args = { waitMs };
   // Java has no abort; a Node wait is aborted part-way now and then.
-  if (!state.java && waitMs > 0 && rng.chance(0.2)) args.abortMs = rng.int(0, waitMs);
+  if (!state.java && waitMs > 0 && rng.chance(0.1)) args.abortMs = rng.int(0, waitMs);
   return args;
 }
 
 function lock(state: ActorState, rng: Rng): Planned {
   const top = state.held.at(-1);
   if (rng.chance(0.02)) return { f: 'forceUnlock', mode: top?.mode ?? 'write', args: {}, pauseMs: rng.int(0, 50) };
-  if (top && rng.chance(0.7)) return { f: 'release', mode: top.mode, args: { of: top.of }, pauseMs: rng.int(0, 150) };
+  if (top && rng.chance(0.7)) return { f: 'release', mode: top.mode, args: { of: top.of }, pauseMs: rng.int(0, 60) };
   // Re-entry keeps the mode held; a writer may also take the read lock (a downgrade).
   let mode: 'read' | 'write' | undefined;
   if (state.family === 'rwLock') mode = top?.mode === 'read' ? 'read' : rng.chance(0.5) ? 'read' : 'write';
-  return { f: 'acquire', mode, args: acquireArgs(state, rng), pauseMs: top ? rng.int(0, 100) : rng.int(0, 40) };
+  return { f: 'acquire', mode, args: acquireArgs(state, rng), pauseMs: top ? rng.int(0, 40) : rng.int(0, 20) };
 }
 
 function nodeSemaphore(state: ActorState, rng: Rng): Planned {
   const top = state.held.at(-1);
   if (rng.chance(0.04)) return { f: 'availablePermits', args: {}, pauseMs: rng.int(0, 30) };
-  if (top && (state.held.length >= 2 || rng.chance(0.55))) return { f: 'release', args: { of: top.of, permitId: top.permitId }, pauseMs: rng.int(0, 150) };
+  if (top && (state.held.length >= 2 || rng.chance(0.55))) return { f: 'release', args: { of: top.of, permitId: top.permitId }, pauseMs: rng.int(0, 80) };
   const args = acquireArgs(state, rng);
   if (state.family === 'expirableSemaphore' && rng.chance(0.5)) args.watchdog = true;
-  return { f: 'acquire', args, pauseMs: rng.int(0, 40) };
+  return { f: 'acquire', args, pauseMs: rng.int(0, 20) };
 }
 
 /** The Java side of a semaphore: an owner that also changes the capacity under the Node owners. */
 function javaSemaphore(state: ActorState, rng: Rng): Planned {
-  const pauseMs = rng.int(0, 120);
+  const pauseMs = rng.int(0, 60);
   const top = state.held.at(-1);
   const roll = rng.next();
   if (state.owed > 0 && roll < 0.2) return { f: 'addPermits', args: { permits: state.owed, repays: true }, pauseMs };
@@ -89,11 +89,11 @@ function javaSemaphore(state: ActorState, rng: Rng): Planned {
 }
 
 function latch(rng: Rng): Planned {
-  const pauseMs = rng.int(0, 80);
+  const pauseMs = rng.int(0, 40);
   const roll = rng.next();
   if (roll < 0.2) return { f: 'trySetCount', args: { count: rng.int(1, 3) }, pauseMs };
   if (roll < 0.5) return { f: 'countDown', args: {}, pauseMs };
   if (roll < 0.6) return { f: 'getCount', args: {}, pauseMs };
   if (roll < 0.63) return { f: 'delete', args: {}, pauseMs };
-  return { f: 'await', args: { waitMs: rng.int(0, 1_500) }, pauseMs };
+  return { f: 'await', args: { waitMs: rng.int(0, 800) }, pauseMs };
 }

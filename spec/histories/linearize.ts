@@ -15,6 +15,12 @@ export interface LinOp {
   must: boolean;
   /** Only after this operation took effect (an aborted acquisition's give-back after its take). */
   after?: number;
+  /**
+   * Applied after `after`, it undoes it exactly (a give-back after its take): the pair is then as if
+   * neither had happened, and the search keeps it that way (both open again), which covers the same
+   * futures with one configuration fewer per pair.
+   */
+  cancels?: boolean;
 }
 
 /** A sequential specification. */
@@ -79,7 +85,8 @@ export function checkLinearizable<S, O extends LinOp>(model: Model<S, O>, ops: r
           if (c.done.includes(candidate.id)) continue;
           if (candidate.after !== undefined && open.has(candidate.after) && !c.done.includes(candidate.after)) continue;
           for (const state of model.step(c.state, candidate)) {
-            const grown = { state, done: [...c.done, candidate.id].sort((a, b) => a - b) };
+            const done = candidate.cancels ? c.done.filter((id) => id !== candidate.after) : [...c.done, candidate.id].sort((a, b) => a - b);
+            const grown = { state, done };
             const key = keyOf(grown);
             if (seen.has(key)) continue;
             seen.add(key);

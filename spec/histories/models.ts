@@ -68,7 +68,7 @@ export const EXPIRABLE: Model<Expirable, SpecOp> = {
         if (op.value === false) return has ? [giveBack(), s] : [s];
         return has ? [giveBack(), s] : [s];
       case 'expire':
-        return has ? [giveBack()] : [];
+        return has ? [giveBack()] : [s];
       case 'add':
         return [{ available: (s.available ?? 0) + op.n, held: s.held }];
       case 'trySet':

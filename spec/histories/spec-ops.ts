@@ -6,7 +6,7 @@ import type { SpecOp } from './models';
  * the library sends it as soon as the attempt's reply arrives. Stretched by any SIGSTOP of the
  * process that overlaps it.
  */
-export const GIVE_BACK_GRACE_US = 2_000_000;
+export const GIVE_BACK_GRACE_US = 1_000_000;
 
 /** `at` stretched by every stop of `client` that overlaps [from, at]. */
 export function stretchedByStops(faults: readonly Fault[], client: string, from: number, at: number): number {
@@ -15,6 +15,20 @@ export function stretchedByStops(faults: readonly Fault[], client: string, from:
     if (fault.type === 'stop' && fault.client === client && fault.start < end && fault.end > from) end += fault.end - Math.max(fault.start, from);
   }
   return end;
+}
+
+/** Slack after the moment a watchdog permit's holder could no longer keep it, for its expiry to be reclaimed (lazily, by the next operation). */
+export const EXPIRY_SLACK_US = 3_000_000;
+
+/**
+ * Until when a watchdog permit may have expired: only when something says it could have (its process
+ * was killed, its handle reported the loss, its release did not succeed); undefined otherwise.
+ */
+function expiryDeadline(history: History, acquire: Op, release: Op | undefined): number | undefined {
+  if (release?.outcome === 'ok') return undefined;
+  const kill = history.faults.find((f) => f.type === 'kill' && f.client === acquire.client && f.start >= acquire.invoke);
+  const candidates = [acquire.lost, release?.complete, kill && kill.start + history.nodeLeaseMs * 1_000].filter((t) => t !== undefined);
+  return candidates.length === 0 ? undefined : Math.min(...candidates) + EXPIRY_SLACK_US;
 }
 
 const isNotHeld = (op: Op): boolean => /NOT_HELD|has already been released|doesn't exist|IllegalArgument|IllegalMonitor/i.test(op.error ?? '');
@@ -30,7 +44,6 @@ const isNotHeld = (op: Op): boolean => /NOT_HELD|has already been released|doesn
 export function specOps(history: History, ops: readonly Op[]): SpecOp[] {
   const out: SpecOp[] = [];
   let synthetic = 1_000_000_000;
-  const end = Math.max(0, ...ops.map((op) => op.complete));
   const releaseOf = new Map<number, Op>();
   for (const op of ops) if (op.f === 'release' && typeof op.args.of === 'number') releaseOf.set(op.args.of, op);
   const base = (op: Op, must: boolean, endAt = op.complete) => ({ id: op.id, invoke: op.invoke, end: endAt, must });
@@ -42,19 +55,16 @@ export function specOps(history: History, ops: readonly Op[]): SpecOp[] {
     switch (op.f) {
       case 'acquire': {
         if (ok && op.value === false) break;
-        if (ok) {
-          out.push({ ...base(op, true), f: 'take', n: 1, permit });
-          // A watchdog permit may expire (its process stopped or died) unless its release found it held;
-          // a handle that knows its permit lost may not send its release at all, so until the end.
-          if (op.args.watchdog && releaseOf.get(op.id)?.outcome !== 'ok') {
-            out.push({ id: synthetic++, invoke: op.invoke, end, must: false, f: 'expire', n: 1, permit });
-          }
-          break;
+        if (ok) out.push({ ...base(op, true), f: 'take', n: 1, permit });
+        if (op.family === 'expirableSemaphore' && op.args.watchdog) {
+          const until = expiryDeadline(history, op, releaseOf.get(op.id));
+          if (until !== undefined) out.push({ id: synthetic++, invoke: op.invoke, end: until, must: false, f: 'expire', n: 1, permit });
         }
+        if (ok) break;
         // Aborted, failed or unknown: it may have taken permits, and the library may have given them back.
         const until = stretchedByStops(history.faults, op.client, op.complete, op.complete + GIVE_BACK_GRACE_US);
         out.push({ ...base(op, false, until), f: 'take', n: 1, permit });
-        out.push({ id: synthetic++, invoke: op.invoke, end: until, must: false, f: 'give', n: 1, permit, value: true, after: op.id });
+        out.push({ id: synthetic++, invoke: op.invoke, end: until, must: false, f: 'give', n: 1, permit, value: true, after: op.id, cancels: true });
         break;
       }
       case 'release': {
