@@ -39,23 +39,27 @@ export function episodes(history: History, ops: readonly Op[]): Episode[] {
     list.push(op);
     byOwner.set(op.owner, list);
   }
-  const forceUnlocks = ops.filter((op) => op.f === 'forceUnlock' && op.outcome !== 'fail').map((op) => op.invoke);
-  const restarts = history.faults.filter((f) => f.type === 'redis-restart').map((f) => f.start);
+  const forceUnlocks = ops.filter((op) => op.f === 'forceUnlock' && op.outcome !== 'fail');
+  const restarts = history.faults.filter((f) => f.type === 'redis-restart');
   const result: Episode[] = [];
   for (const [owner, list] of byOwner) {
     const client = list[0]!.client;
     const leaseUs = (client === 'java' ? history.javaLeaseMs : history.nodeLeaseMs) * 1_000;
-    const stops = history.faults.filter((f) => (f.type === 'stop' || f.type === 'kill') && f.client === client).map((f) => f.start);
+    const stops = history.faults.filter((f) => (f.type === 'stop' || f.type === 'kill') && f.client === client);
     const death = history.faults.find((f) => f.type === 'kill' && f.client === client)?.start;
     const open = new Map<string, Open>();
     const close = (mode: string, state: Open, at: number): void => {
       const { episode } = state;
       episode.end = at;
-      const inside = (t: number): boolean => t >= episode.start && t <= at;
-      // A restart ends every hold it spans, told or not.
-      const explained = [...restarts.filter(inside)];
+      // Moments within the hold where [start, end] may have ended it (from `from` for a lost hold).
+      const from = episode.lost ? episode.ops[0]!.invoke : episode.start;
+      const within = (f: { start: number; end: number }): number[] => (f.end >= from && f.start <= at ? [Math.max(episode.start, f.start)] : []);
+      const interval = (op: Op) => ({ start: op.invoke, end: op.complete });
+      // A restart or a force-unlock ends every hold it meets, told or not: a Java unlock of a fair,
+      // read or write lock succeeds on a free lock, so a later successful release proves nothing.
+      const explained = [...restarts.flatMap(within), ...forceUnlocks.map(interval).flatMap(within)];
       if (episode.lost) {
-        explained.push(...forceUnlocks.filter(inside), ...stops.filter(inside));
+        explained.push(...stops.flatMap(within));
         if (explained.length === 0) explained.push(...state.learnt.map((t) => Math.max(episode.start, t - leaseUs)));
       }
       if (explained.length > 0) episode.end = Math.min(at, ...explained);

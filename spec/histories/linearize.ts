@@ -29,6 +29,11 @@ export interface Model<S, O extends LinOp> {
   key(state: S): string;
   /** The states `op` can lead to from `state` given what it returned; none if it cannot take effect there. */
   step(state: S, op: O): S[];
+  /**
+   * Changes no client asked for that can happen at any moment (an expired permit reclaimed); each
+   * must lower some measure of the state, so that they cannot go on forever.
+   */
+  internal?(state: S): S[];
 }
 
 interface Config<S> {
@@ -64,6 +69,14 @@ export function checkLinearizable<S, O extends LinOp>(model: Model<S, O>, ops: r
   const keyOf = (c: Config<S>): string => `${model.key(c.state)}|${c.done.join(',')}`;
   let configs = new Map<string, Config<S>>([[keyOf({ state: model.init, done: [] }), { state: model.init, done: [] }]]);
   const open = new Map<number, O>();
+  const apply = (c: Config<S>, op: O): Config<S>[] =>
+    model.step(c.state, op).map((state) => ({
+      state,
+      done: op.cancels ? c.done.filter((id) => id !== op.after) : [...c.done, op.id].sort((a, b) => a - b),
+    }));
+  const internalMoves = (c: Config<S>): Config<S>[] => (model.internal?.(c.state) ?? []).map((state) => ({ state, done: c.done }));
+  const applicable = (c: Config<S>, op: O): boolean =>
+    !c.done.includes(op.id) && (op.after === undefined || !open.has(op.after) || c.done.includes(op.after));
 
   for (const { close, op } of events) {
     if (!close) {
@@ -81,28 +94,21 @@ export function checkLinearizable<S, O extends LinOp>(model: Model<S, O>, ops: r
           next.set(keyOf(kept), kept);
           continue;
         }
-        for (const candidate of open.values()) {
-          if (c.done.includes(candidate.id)) continue;
-          if (candidate.after !== undefined && open.has(candidate.after) && !c.done.includes(candidate.after)) continue;
-          for (const state of model.step(c.state, candidate)) {
-            const done = candidate.cancels ? c.done.filter((id) => id !== candidate.after) : [...c.done, candidate.id].sort((a, b) => a - b);
-            const grown = { state, done };
-            const key = keyOf(grown);
-            if (seen.has(key)) continue;
-            seen.add(key);
-            if (seen.size > SEARCH_LIMIT) throw new SearchLimitError(`more than ${SEARCH_LIMIT} configurations at op ${op.id}`);
-            stack.push(grown);
-          }
+        const moves = [...open.values()].filter((candidate) => applicable(c, candidate)).flatMap((candidate) => apply(c, candidate));
+        for (const grown of [...moves, ...internalMoves(c)]) {
+          const key = keyOf(grown);
+          if (seen.has(key)) continue;
+          seen.add(key);
+          if (seen.size > SEARCH_LIMIT) throw new SearchLimitError(`more than ${SEARCH_LIMIT} configurations at op ${op.id}`);
+          stack.push(grown);
         }
       }
     } else {
+      // Took effect within its window, or never did: either way it is settled now.
       for (const c of configs.values()) {
-        // Took effect within its window, or never did: either way it is settled now.
         const kept = { state: c.state, done: c.done.filter((id) => id !== op.id) };
-        // A give-back cannot be settled as applied while its take was not; that config is dropped below.
         next.set(keyOf(kept), kept);
       }
-      // Configurations where a dependent op already applied without this one are impossible anyway (see `after`).
     }
     if (next.size === 0) {
       return {
@@ -112,7 +118,37 @@ export function checkLinearizable<S, O extends LinOp>(model: Model<S, O>, ops: r
       };
     }
     open.delete(op.id);
-    configs = next;
+    configs = withoutReachable(next, open, apply, applicable, internalMoves, keyOf);
   }
   return null;
+}
+
+/**
+ * Drops every configuration that another one reaches by applying one more still-open operation:
+ * whatever the dropped one can still do, the other can too (it may apply that operation next).
+ * Transitive, so only the configurations that applied nothing they did not need are kept.
+ */
+function withoutReachable<S, O extends LinOp>(
+  configs: Map<string, Config<S>>,
+  open: Map<number, O>,
+  apply: (c: Config<S>, op: O) => Config<S>[],
+  applicable: (c: Config<S>, op: O) => boolean,
+  internalMoves: (c: Config<S>) => Config<S>[],
+  keyOf: (c: Config<S>) => string,
+): Map<string, Config<S>> {
+  if (configs.size < 2) return configs;
+  const reached = new Set<string>();
+  for (const c of configs.values()) {
+    for (const op of open.values()) {
+      if (!applicable(c, op)) continue;
+      for (const grown of apply(c, op)) {
+        // Only towards more applied operations, so that no two configurations drop each other.
+        if (grown.done.length > c.done.length) reached.add(keyOf(grown));
+      }
+    }
+    // Internal changes lower their measure: no cycle either.
+    for (const grown of internalMoves(c)) reached.add(keyOf(grown));
+  }
+  for (const key of reached) configs.delete(key);
+  return configs;
 }

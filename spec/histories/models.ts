@@ -6,7 +6,7 @@ import type { LinOp, Model } from './linearize';
  * `value` undefined means the caller never learnt the result (any result is allowed).
  */
 export interface SpecOp extends LinOp {
-  f: 'take' | 'give' | 'add' | 'trySet' | 'drain' | 'delete' | 'read' | 'wipe' | 'expire' | 'countDown' | 'await';
+  f: 'take' | 'give' | 'add' | 'trySet' | 'drain' | 'delete' | 'read' | 'wipe' | 'doom' | 'countDown' | 'await';
   /** Permits or count or delta. */
   n: number;
   /** A permit id (expirable semaphore). */
@@ -45,37 +45,43 @@ export const SEMAPHORE: Model<number | null, SpecOp> = {
   },
 };
 
-/** RPermitExpirableSemaphore: the available count (null: no key) and the ids of the acquired permits. */
+/**
+ * RPermitExpirableSemaphore: the available count (null: no key), the ids of the acquired permits,
+ * and how many acquired permits are doomed: their holder lost them (stopped past its lease, killed),
+ * so they expire and are reclaimed at some moment nobody observes (an internal change).
+ */
 export interface Expirable {
   available: number | null;
   held: readonly string[];
+  doomed: number;
 }
 
 const without = (held: readonly string[], id: string): string[] => held.filter((h) => h !== id);
 
 export const EXPIRABLE: Model<Expirable, SpecOp> = {
-  init: { available: null, held: [] },
-  key: (s) => `${s.available}:${s.held.join(',')}`,
+  init: { available: null, held: [], doomed: 0 },
+  key: (s) => `${s.available}:${s.held.join(',')}:${s.doomed}`,
+  internal: (s) => (s.doomed > 0 ? [{ ...s, available: (s.available ?? 0) + 1, doomed: s.doomed - 1 }] : []),
   step(s, op) {
     const has = op.permit !== undefined && s.held.includes(op.permit);
-    const giveBack = (): Expirable => ({ available: (s.available ?? 0) + 1, held: without(s.held, op.permit!) });
+    const giveBack = (): Expirable => ({ ...s, available: (s.available ?? 0) + 1, held: without(s.held, op.permit!) });
     switch (op.f) {
       case 'take':
-        return (s.available ?? 0) >= 1 ? [{ available: (s.available ?? 0) - 1, held: [...s.held, op.permit!].sort() }] : [];
+        return (s.available ?? 0) >= 1 ? [{ ...s, available: (s.available ?? 0) - 1, held: [...s.held, op.permit!].sort() }] : [];
       case 'give':
         // Released (value true); refused (false: not held, or held but expired, which still gives it back); unknown.
         if (op.value === true) return has ? [giveBack()] : [];
         if (op.value === false) return has ? [giveBack(), s] : [s];
         return has ? [giveBack(), s] : [s];
-      case 'expire':
-        return has ? [giveBack()] : [s];
+      case 'doom':
+        return has ? [{ ...s, held: without(s.held, op.permit!), doomed: s.doomed + 1 }] : [s];
       case 'add':
-        return [{ available: (s.available ?? 0) + op.n, held: s.held }];
+        return [{ ...s, available: (s.available ?? 0) + op.n }];
       case 'trySet':
-        if (!known(op)) return [s.available === null ? { available: op.n, held: s.held } : s];
-        return op.value ? (s.available === null ? [{ available: op.n, held: s.held }] : []) : s.available === null ? [] : [s];
+        if (!known(op)) return [s.available === null ? { ...s, available: op.n } : s];
+        return op.value ? (s.available === null ? [{ ...s, available: op.n }] : []) : s.available === null ? [] : [s];
       case 'delete': {
-        const existed = s.available !== null || s.held.length > 0;
+        const existed = s.available !== null || s.held.length > 0 || s.doomed > 0;
         return !known(op) || op.value === existed ? [EXPIRABLE.init] : [];
       }
       case 'read':

@@ -17,18 +17,21 @@ export function stretchedByStops(faults: readonly Fault[], client: string, from:
   return end;
 }
 
-/** Slack after the moment a watchdog permit's holder could no longer keep it, for its expiry to be reclaimed (lazily, by the next operation). */
-export const EXPIRY_SLACK_US = 3_000_000;
-
 /**
- * Until when a watchdog permit may have expired: only when something says it could have (its process
- * was killed, its handle reported the loss, its release did not succeed); undefined otherwise.
+ * From when a watchdog permit is doomed to expire: only when something says it was lost (its process
+ * was stopped or killed, its handle reported the loss, its release did not succeed), from the first
+ * halt of its process after it was acquired (or a lease before the loss was learnt, without one);
+ * undefined when nothing says so.
  */
-function expiryDeadline(history: History, acquire: Op, release: Op | undefined): number | undefined {
+function doomedFrom(history: History, acquire: Op, release: Op | undefined): number | undefined {
   if (release?.outcome === 'ok') return undefined;
-  const kill = history.faults.find((f) => f.type === 'kill' && f.client === acquire.client && f.start >= acquire.invoke);
-  const candidates = [acquire.lost, release?.complete, kill && kill.start + history.nodeLeaseMs * 1_000].filter((t) => t !== undefined);
-  return candidates.length === 0 ? undefined : Math.min(...candidates) + EXPIRY_SLACK_US;
+  const leaseUs = history.nodeLeaseMs * 1_000;
+  const halts = history.faults.filter((f) => (f.type === 'stop' || f.type === 'kill') && f.client === acquire.client && f.end >= acquire.invoke);
+  const kill = halts.find((f) => f.type === 'kill');
+  const learnt = [acquire.lost, release?.complete, kill && kill.start + leaseUs].filter((t) => t !== undefined);
+  if (learnt.length === 0) return undefined;
+  const cause = halts.find((f) => f.start <= Math.min(...learnt))?.start ?? Math.min(...learnt) - leaseUs;
+  return Math.max(acquire.complete, cause);
 }
 
 const isNotHeld = (op: Op): boolean => /NOT_HELD|has already been released|doesn't exist|IllegalArgument|IllegalMonitor/i.test(op.error ?? '');
@@ -37,7 +40,7 @@ const isNotHeld = (op: Op): boolean => /NOT_HELD|has already been released|doesn
  * The operations of one counting object (semaphore, expirable semaphore or latch) as the
  * linearizability search sees them: completed ones must take effect by their completion; failed or
  * unknown ones may take effect within their window, or never; an aborted acquisition may take its
- * permits and give them back later (the library's give-back); a lost watchdog permit may expire.
+ * permits and give them back later (the library's give-back); a lost watchdog permit is doomed and expires at a moment of its own.
  * Redis restarts wipe the object. Acquisitions that returned nothing and reads that failed have no
  * effect and are left out.
  */
@@ -55,16 +58,19 @@ export function specOps(history: History, ops: readonly Op[]): SpecOp[] {
     switch (op.f) {
       case 'acquire': {
         if (ok && op.value === false) break;
-        if (ok) out.push({ ...base(op, true), f: 'take', n: 1, permit });
-        if (op.family === 'expirableSemaphore' && op.args.watchdog) {
-          const until = expiryDeadline(history, op, releaseOf.get(op.id));
-          if (until !== undefined) out.push({ id: synthetic++, invoke: op.invoke, end: until, must: false, f: 'expire', n: 1, permit });
+        if (ok) {
+          out.push({ ...base(op, true), f: 'take', n: 1, permit });
+          const from = op.args.watchdog ? doomedFrom(history, op, releaseOf.get(op.id)) : undefined;
+          if (from !== undefined) out.push({ id: synthetic++, invoke: from, end: from, must: true, f: 'doom', n: 1, permit });
+          break;
         }
-        if (ok) break;
         // Aborted, failed or unknown: it may have taken permits, and the library may have given them back.
         const until = stretchedByStops(history.faults, op.client, op.complete, op.complete + GIVE_BACK_GRACE_US);
         out.push({ ...base(op, false, until), f: 'take', n: 1, permit });
         out.push({ id: synthetic++, invoke: op.invoke, end: until, must: false, f: 'give', n: 1, permit, value: true, after: op.id, cancels: true });
+        // Unless its process died first: then a watchdog permit it may have taken expires.
+        const kill = history.faults.find((f) => f.type === 'kill' && f.client === op.client && f.start >= op.invoke && f.start <= until);
+        if (op.args.watchdog && kill) out.push({ id: synthetic++, invoke: until, end: until, must: true, f: 'doom', n: 1, permit });
         break;
       }
       case 'release': {
