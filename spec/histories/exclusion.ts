@@ -84,7 +84,8 @@ export function episodes(history: History, ops: readonly Op[]): Episode[] {
         const state = open.get(mode);
         if (!state) continue;
         state.episode.ops.push(op);
-        if (op.outcome !== 'ok') {
+        // A release whose process died on the way: held until then, no loss to speak of.
+        if (op.outcome === 'fail') {
           state.episode.lost = true;
           state.learnt.push(op.invoke);
         }
