@@ -46,7 +46,8 @@ export interface ReplicatedWrite {
   changed?(reply: unknown): boolean;
   /**
    * Takes back what the call did (an acquisition), before it is sent again. Without it the call is
-   * re-sent as is, so it must be idempotent: an unlock with the same request id, a renewal.
+   * re-sent as is, so it must be idempotent: an unlock with the same request id, a renewal. With
+   * `resend` false, runs once, when replica sync gives up, before the call rejects.
    */
   undo?(reply: unknown): Promise<unknown>;
   /**
@@ -54,7 +55,7 @@ export interface ReplicatedWrite {
    * once (a permit release, a count-down: running it twice would count twice) or whose second run
    * could touch what others wrote meanwhile (a force-unlock): the write stays on the primary, in its
    * replication stream, and only the `WAIT` is repeated (it covers every earlier write of the
-   * connection); the first reply is returned. Not combined with `undo`. @default true
+   * connection); the first reply is returned. @default true
    */
   resend?: boolean;
 }
@@ -129,9 +130,10 @@ export class ScriptRunner {
       if ((round === 1 || resend) && write.changed && !write.changed(reply)) return reply;
       const outcome = await this.replicas.sync(key);
       if (!outcome || outcome.acked > 0) return reply;
-      if (resend && write.undo) await write.undo(reply);
       const error = new ReplicaSyncError(script.name, key, outcome.replicas, round, timeout);
-      if (round > retries) throw error;
+      const givingUp = round > retries;
+      if ((resend || givingUp) && write.undo) await write.undo(reply);
+      if (givingUp) throw error;
       const next = resend ? 'is sent again' : 'waits again';
       this.onError(error, `replica sync of ${script.name}; round ${round + 1} of ${retries + 1} ${next}`);
       await sleep(retryDelay);
@@ -147,9 +149,18 @@ export class ScriptRunner {
     return this.redis.eval(script.source, keys.length, ...keys, ...args);
   }
 
-  /** Runs a script whose last ARGV is the publish command, once that is known. */
-  runPublishing(script: Script, keys: readonly string[], args: readonly ScriptArg[], write?: ReplicatedWrite): Promise<unknown> {
-    return this.publish.with((command) => this.run(script, keys, [...args, command], write));
+  /**
+   * Runs a script whose ARGV holds the publish command, once that is known: after `args`, followed by
+   * `rest` (a list of variable length).
+   */
+  runPublishing(
+    script: Script,
+    keys: readonly string[],
+    args: readonly ScriptArg[],
+    write?: ReplicatedWrite,
+    rest: readonly ScriptArg[] = [],
+  ): Promise<unknown> {
+    return this.publish.with((command) => this.run(script, keys, [...args, command, ...rest], write));
   }
 
   /** Deletes the latches still queued (the client is closing). */
