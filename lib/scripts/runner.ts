@@ -3,9 +3,9 @@ import type { RedisConnection } from '../connection';
 import { ReplicaSyncError } from '../errors';
 import { REPLICA_SYNC_DEFAULTS, type ResolvedReplicaSync } from '../options';
 import { INCLUDES } from './includes';
-import { LatchReaper } from './latch-reaper';
 import { PublishCommand, type PublishCommandName } from './publish';
 import { ReplicaSync } from './replica-sync';
+import { UnlockLatches } from './unlock-latches';
 
 /** A Lua script with its SHA-1, ready for EVALSHA. */
 export interface Script {
@@ -64,19 +64,19 @@ export interface ReplicatedWrite {
 export interface RunnerSettings {
   /** Replica sync options. @default {@link REPLICA_SYNC_DEFAULTS} */
   replicaSync?: ResolvedReplicaSync;
-  /** Told of what replica sync recovers from (a failed INFO, a retried round). */
+  /** Told of what the runner recovers from (a failed INFO, a retried replica sync round, a latch DEL that failed). */
   onError?: (error: unknown, what: string) => void;
 }
 
 /**
  * Runs scripts by EVALSHA and falls back to EVAL (which also caches the script on that server) when
  * the server answers NOSCRIPT: after a restart, a failover, or on a cluster node seen for the first
- * time. It also carries what every primitive's scripts share: the publish command and the reaper of
+ * time. It also carries what every primitive's scripts share: the publish command and the deletion of
  * unlock latches. Primitives' typed wrappers (in this folder) are the only code that talks to Redis.
  */
 export class ScriptRunner {
-  /** Deletes the latches of answered unlock calls, in batches. */
-  readonly latches: LatchReaper;
+  /** Deletes the latches of answered unlock calls, right behind their replies. */
+  readonly latches: UnlockLatches;
   /** PUBLISH or SPUBLISH, passed to every script that publishes. */
   readonly publish: PublishCommand;
   /** Waits for replicas after writes marked {@link ReplicatedWrite}. */
@@ -89,9 +89,9 @@ export class ScriptRunner {
     publish: Promise<PublishCommandName>,
     settings: RunnerSettings = {},
   ) {
-    this.latches = new LatchReaper(redis);
     this.publish = new PublishCommand(publish);
     this.onError = settings.onError ?? (() => undefined);
+    this.latches = new UnlockLatches(redis, this.onError);
     this.replicas = new ReplicaSync(redis, settings.replicaSync ?? REPLICA_SYNC_DEFAULTS, this.onError);
   }
 
@@ -163,9 +163,9 @@ export class ScriptRunner {
     return this.publish.with((command) => this.run(script, keys, [...args, command, ...rest], write));
   }
 
-  /** Deletes the latches still queued (the client is closing). */
+  /** Resolves once the latch deletions sent so far are answered (the client is closing). */
   flush(): Promise<void> {
-    return this.latches.flush();
+    return this.latches.settled();
   }
 }
 
