@@ -94,7 +94,7 @@ export class RedissonClient {
     const sharded = useShardedPubSub(redis, this.options.shardedPubSub);
     this.scripts = new ScriptRunner(redis, sharded.then((on) => (on ? 'SPUBLISH' : 'PUBLISH')), {
       replicaSync: this.options.replicaSync,
-      onError: (error, what) => logger.debug(`replica sync: ${what}`, { error }),
+      onError: (error, what) => logger.debug(`scripts: ${what}`, { error }),
     });
     this.pubsub = new PubSubManager(redis, {
       sharded,

@@ -1,24 +1,14 @@
 import { lockChannel } from '../lib/keys';
 import { lockContract } from './contract/lock-contract';
+import { LOCK_USER, LOCK_USER_RULES } from './helpers/acl';
 import { useRedis } from './helpers/fixture';
-
-/**
- * The least privileges RLock needs, as the README lists them: the commands of its scripts and reads,
- * keys of the locks, their channels (scripts get channels as KEYS too, as Redisson's do) and latches.
- */
-export const LOCK_USER_RULES = [
-  'on', '>locker-secret',
-  '~contract:*', '~redisson_lock__channel:*', '~redisson_unlock_latch:*', '&redisson_lock__channel:*',
-  '+evalsha', '+eval', '+info', '+subscribe', '+unsubscribe', '+exists', '+hget', '+hexists', '+pttl', '+del',
-  '+hincrby', '+pexpire', '+hset', '+hdel', '+hlen', '+get', '+set', '+publish',
-];
 
 lockContract({
   kind: 'RLock as a Redis user with only the rules the README lists',
   factory: 'getLock',
   channel: lockChannel,
   reentrant: true,
-  user: { username: 'locker', password: 'locker-secret' },
+  user: LOCK_USER,
   prepare: (admin) => admin.call('ACL', 'SETUSER', 'locker', 'reset', ...LOCK_USER_RULES),
 });
 

@@ -191,6 +191,19 @@ describe('errors', () => {
     const help = await cli('--help');
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/force-unlock <name>/);
+    // No command is bad usage too: a script that forgot its command must not pass.
+    const none = await cli();
+    expect(none.code).toBe(2);
+    expect(none.stderr).toMatch(/no command given/);
+  });
+
+  it('--version prints the package version without connecting', async () => {
+    const { version } = (await import('../package.json')) as { version: string };
+    const port = await freePort();
+    for (const flag of ['--version', '-v']) {
+      const result = await run(process.execPath, [CLI, '--url', `redis://127.0.0.1:${port}`, flag]);
+      expect(result).toEqual({ code: 0, stdout: `${version}\n`, stderr: '' });
+    }
   });
 });
 
@@ -254,10 +267,16 @@ describe('force-unlock', () => {
 
   it('refuses without --yes and changes nothing', async () => {
     await admin().hset('l', `${JAVA}:1`, '1');
+    const before = await commandCounts(admin());
     const result = await cli('force-unlock', 'l');
     expect(result.code).toBe(5);
     expect(result.stderr).toMatch(/without --yes/);
     expect(await admin().exists('l')).toBe(1);
+    // Refused before connecting: not a command reached Redis.
+    const after = await commandCounts(admin());
+    expect([...after].filter(([name, calls]) => name !== 'info' && name !== 'exists' && calls !== before.get(name))).toEqual([]);
+    const port = await freePort();
+    expect((await run(process.execPath, [CLI, '--url', `redis://127.0.0.1:${port}`, 'force-unlock', 'l'])).code).toBe(5);
   });
 
   it('a lock: deletes it and publishes 0 on its channel, as Redisson does, waking a waiter', async () => {

@@ -288,23 +288,21 @@ describe('RLock waiting without polling', () => {
 
 describe('RLock uncontended cycle cost', () => {
   // Counts, not times (the speed goals are npm run bench's): what one lock + unlock sends and makes.
-  it('sends two script calls per cycle and creates one lease timer, one timer per latch batch and a bounded number of promises', async () => {
+  it('sends two script calls and one latch DEL per cycle, creates one lease timer and a bounded number of promises', async () => {
     const lock = client().getLock(`cost:${randomUUID()}`);
-    const latchesDeleted = async () => (await admin().keys('redisson_unlock_latch:*')).length === 0;
     for (let i = 0; i < 20; i++) await (await lock.acquire()).release(); // scripts cached, replica count read
-    await eventually(latchesDeleted, 5_000, 'the warm-up latches deleted');
     const cycles = 200;
     const before = await commandCounts(admin());
     const created = countAsyncResources();
     for (let i = 0; i < cycles; i++) await (await lock.acquire()).release();
     const made = created.stop();
-    await eventually(latchesDeleted, 5_000, 'the latches deleted');
     const sent = commandsBetween(before, await commandCounts(admin()), ['info', 'keys']);
     expect(sent.evalsha).toBe(2 * cycles);
     expect(sent.wait).toBeUndefined(); // no replica, so no WAIT
-    // The unlock script deletes the lock once a cycle; every other DEL is a batch of latches.
-    const latchBatches = sent.del! - cycles;
-    expect(made.Timeout).toBe(cycles + latchBatches); // each hold's lease timer, each batch's timer
+    // The unlock script deletes the lock, and its latch is deleted right behind its reply.
+    expect(sent.del).toBe(2 * cycles);
+    expect(await admin().keys('redisson_unlock_latch:*')).toEqual([]);
+    expect(made.Timeout).toBe(cycles); // each hold's lease timer
     // About 16 a cycle (the lock's own and ioredis'); a per-write detour such as the replica check
     // that once ran even with no replica shows up here (it made 36).
     expect((made.PROMISE ?? 0) / cycles).toBeLessThanOrEqual(20);

@@ -1,5 +1,8 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { LatchReaper } from '../lib/scripts/latch-reaper';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { RedissonClient } from '../lib';
 import { newRequestId } from '../lib/scripts/lock';
 import { lockScripts, lostReplyRunner, plainRunner, type LockScriptsUnderTest } from './helpers/lock-scripts';
 import { useRedis } from './helpers/fixture';
@@ -118,19 +121,35 @@ describe('lock scripts (reply and Redis state)', () => {
   });
 });
 
-describe('latch reaper', () => {
-  it('deletes a backlog of latches in bounded DELs, even one too long for a single argument list', async () => {
+describe('unlock latches', () => {
+  it("an unlock's latch is deleted by a DEL written before the unlock resolves: the connection's next command finds it gone", async () => {
     const redis = server().connect();
-    const reaper = new LatchReaper(redis);
-    await admin().mset('latch:first', '1', 'latch:last', '1');
-    const latches = Array.from({ length: 300_000 }, (_, i) => `latch:${i}`);
-    latches[0] = 'latch:first';
-    latches[latches.length - 1] = 'latch:last';
-    const before = await commandCounts(admin());
-    for (const latch of latches) reaper.add(latch); // within one turn of the event loop: one flush takes all
-    await reaper.flush();
-    const after = await commandCounts(admin());
-    expect((after.get('del') ?? 0) - (before.get('del') ?? 0)).toBe(300);
-    expect(await admin().exists('latch:first', 'latch:last')).toBe(0);
+    const redisson = new RedissonClient(redis);
+    try {
+      for (const lock of [redisson.getLock('l'), redisson.getFairLock('f'), redisson.getReadWriteLock('rw').writeLock()]) {
+        await lock.lock({ threadId: 1 });
+        await lock.lock({ threadId: 1 });
+        await lock.unlock({ threadId: 1 }); // a re-entrant hold's unlock writes a latch too
+        expect(await redis.keys('redisson_unlock_latch:*')).toEqual([]);
+        await lock.unlock({ threadId: 1 });
+        expect(await redis.keys('redisson_unlock_latch:*')).toEqual([]);
+      }
+    } finally {
+      await redisson.shutdown();
+    }
+  });
+
+  it('a process that exits right after its unlocks, without shutdown(), leaves no latch behind', async () => {
+    const child = spawn(process.execPath, [join(__dirname, 'fixtures', 'unlock-and-exit.mjs'), server().url, 'exit'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = (await once(child, 'exit')) as [number];
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    // Latches live 16-20 s unless deleted: any left now was left by the process.
+    expect(await admin().keys('redisson_unlock_latch:*')).toEqual([]);
+    expect(await admin().keys('exit:*')).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { RedissonClient } from '../lib';
 import { PASS_STREAK } from '../lib/locks/hand-off';
 import { useRedis } from './helpers/fixture';
 import { ChaosProxy } from './helpers/proxy';
-import { commandCounts, eventually } from './helpers/redis-server';
+import { commandCounts, commandsBetween, eventually } from './helpers/redis-server';
 
 const { admin, client, server } = useRedis();
 
@@ -66,46 +66,59 @@ describe('semaphores: local hand-off of released permits', () => {
   });
 });
 
-describe('semaphores: permits passed on within a client', () => {
-  /** Commands Redis ran that change a semaphore's count, scripts' own included. */
-  const countChanges = async () => {
-    const counts = await commandCounts(admin());
-    return ['incrby', 'decrby', 'set', 'evalsha', 'eval'].reduce((n, command) => n + (counts.get(command) ?? 0), 0);
+describe('semaphores: a release passed on to waiters parked in the same client', () => {
+  /** Commands Redis ran between two snapshots, scripts' own included. */
+  const ranSince = async (before: Map<string, number>) => commandsBetween(before, await commandCounts(admin()));
+
+  /** Loads the release-and-acquire script on the server, so that counts below include no NOSCRIPT fallback. */
+  const warmUp = async (redisson: RedissonClient, name: string) => {
+    const semaphore = redisson.getSemaphore(name);
+    await semaphore.trySetPermits(1);
+    const held = await semaphore.acquire();
+    const next = semaphore.acquire();
+    await eventually(() => redisson.diagnostics().waiters === 1, 5_000, 'a parked waiter');
+    await held.release();
+    await (await next).release();
   };
 
-  it('a release with a waiter parked in the same client passes the permit on with no command; the count in Redis never moves', async () => {
+  it('goes out in one script with the waiter’s attempt, which publishes nothing when the waiter took all', async () => {
     const redisson = client();
     const name = 's:pass:one';
+    await warmUp(redisson, 's:pass:warm-up');
     await redisson.getSemaphore(name).trySetPermits(1);
     const held = await redisson.getSemaphore(name).acquire();
     const next = redisson.getSemaphore(name).acquire();
     await eventually(() => redisson.diagnostics().waiters === 1, 5_000, 'a parked waiter');
-    const before = await countChanges();
+    const before = await commandCounts(admin());
     await held.release();
     const handle = await next;
-    expect(await countChanges()).toBe(before);
+    // One script: the release's INCRBY of what is left after the waiter's permit (0), no PUBLISH.
+    expect(await ranSince(before)).toEqual({ evalsha: 1, get: 1, incrby: 1 });
     expect(await admin().get(name)).toBe('0');
-    // With nobody parked, the release goes to Redis.
+    // With nobody parked, the release is Redisson's own: it adds the permit and publishes the count.
+    const alone = await commandCounts(admin());
     await handle.release();
+    expect(await ranSince(alone)).toEqual({ evalsha: 1, incrby: 1, publish: 1 });
     expect(await admin().get(name)).toBe('1');
   });
 
-  it('a release of 3 serves the oldest waiters while each wants no more than is left, and passes nobody over', async () => {
+  it('a release of 3 wakes the oldest waiters while each wants no more than is left, and passes nobody over', async () => {
     const redisson = client();
     const semaphore = () => redisson.getSemaphore('s:pass:three');
+    await warmUp(redisson, 's:pass:warm-up');
     await semaphore().trySetPermits(0);
     const served = [1, 2].map((permits) => semaphore().acquire(permits));
     await eventually(() => redisson.diagnostics().waiters === 2, 5_000, 'two parked waiters');
     const controller = new AbortController();
     const unserved = [2, 1].map((permits) => semaphore().acquire(permits, { signal: controller.signal }));
     await eventually(() => redisson.diagnostics().waiters === 4, 5_000, 'four parked waiters');
-    const before = await countChanges();
+    const before = await commandCounts(admin());
     // 1 and 2 go to the two oldest; the one wanting 2 finds none left, and the one wanting 1 behind
     // it is not served past it.
     await semaphore().release(3);
     const handles = await Promise.all(served);
     expect(handles.map((handle) => handle.permits)).toEqual([1, 2]);
-    expect(await countChanges()).toBe(before);
+    expect(await ranSince(before)).toEqual({ evalsha: 1, get: 1, incrby: 1 });
     expect(redisson.diagnostics().waiters).toBe(2);
     controller.abort(new Error('test over'));
     for (const waiting of unserved) await expect(waiting).rejects.toThrow('test over');
@@ -113,7 +126,24 @@ describe('semaphores: permits passed on within a client', () => {
     expect(await semaphore().availablePermits()).toBe(3);
   });
 
-  it(`after ${PASS_STREAK} releases in a row passed on, the next goes to Redis and its message wakes other clients' waiters too`, async () => {
+  it('publishes what the woken waiters leave, which wakes another client’s waiter', async () => {
+    const local = client();
+    const other = client();
+    const name = 's:pass:rest';
+    await local.getSemaphore(name).trySetPermits(0);
+    const mine = local.getSemaphore(name).acquire();
+    await eventually(() => local.diagnostics().waiters === 1, 5_000, 'the local waiter parked');
+    const theirs = other.getSemaphore(name).acquire({ waitTime: 25_000 });
+    await eventually(() => other.diagnostics().waiters === 1, 5_000, "the other client's waiter parked");
+    // Two permits: one for the local waiter, in the release's script; the message `1` wakes the other.
+    await local.getSemaphore(name).release(2);
+    const handles = await Promise.all([mine, theirs]);
+    expect(await admin().get(name)).toBe('0');
+    await Promise.all(handles.map((handle) => handle.release()));
+    expect(await admin().get(name)).toBe('2');
+  });
+
+  it(`after ${PASS_STREAK} releases in a row passed on, the next is left to its message, which wakes other clients' waiters too`, async () => {
     const local = client();
     const other = client();
     const name = 's:pass:streak';
@@ -123,17 +153,17 @@ describe('semaphores: permits passed on within a client', () => {
     await eventually(() => local.diagnostics().waiters === PASS_STREAK + 1, 5_000, 'the local waiters parked');
     const remote = other.getSemaphore(name).acquire({ waitTime: 25_000 });
     await eventually(() => other.diagnostics().waiters === 1, 5_000, "the other client's waiter parked");
-    const before = await countChanges();
+    const before = await commandCounts(admin());
     for (let i = 0; i < PASS_STREAK; i++) {
       await handle.release();
       handle = await waiting[i]!;
     }
-    expect(await countChanges()).toBe(before);
-    // The streak is used up: this release goes to Redis, and its message wakes one waiter in each
+    expect((await ranSince(before)).publish).toBeUndefined();
+    // The streak is used up: this release publishes, and its message wakes one waiter in each
     // client (the last local one and the other client's): whichever gets there first holds it.
     const releasedAt = performance.now();
     await handle.release();
-    expect(await countChanges()).toBeGreaterThan(before);
+    expect((await ranSince(before)).publish).toBe(1);
     const first = await Promise.race([waiting[PASS_STREAK]!, remote]);
     expect(performance.now() - releasedAt).toBeLessThan(2_500);
     await first.release();
@@ -183,5 +213,32 @@ describe('semaphores: the attempts of waiters woken together go out in one scrip
     await expect(wantsThree).rejects.toThrow('test over');
     await handle.release();
     expect(await admin().get('s:batch:order')).toBe('2');
+  });
+});
+
+describe('semaphores: a capacity cut by another client holds against this client’s own releases', () => {
+  it("a release passed toward a parked waiter of the same client admits it only if Redis's count allows", async () => {
+    const redisson = client();
+    const other = client();
+    const name = 's:cut:pass';
+    const semaphore = () => redisson.getSemaphore(name);
+    await other.getSemaphore(name).trySetPermits(2);
+    const first = await semaphore().acquire();
+    const second = await semaphore().acquire();
+    const third = semaphore().acquire({ waitTime: 25_000 });
+    await eventually(() => redisson.diagnostics().waiters === 1, 5_000, 'the third owner parked');
+    // Another client cuts the capacity to 1: the count is now -1, two permits held.
+    await other.getSemaphore(name).addPermits(-1);
+    await first.release();
+    // Redis's count is 0 after the release: the parked owner must not hold a permit.
+    expect(await admin().get(name)).toBe('0');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(redisson.diagnostics().waiters).toBe(1);
+    // The next release makes the count 1: now the parked owner may take it, and does.
+    await second.release();
+    const handle = await third;
+    expect(await admin().get(name)).toBe('0');
+    await handle.release();
+    expect(await admin().get(name)).toBe('1');
   });
 });

@@ -184,7 +184,7 @@ export function evaluateTargets(results) {
     // vsIoredisson is the peer's rate over ioredisson's, paired per rep: at or above it means <= 1.
     add('Semaphore (3 permits, 10 workers in 3 processes): throughput ≥ redis-semaphore\'s Semaphore', rs ? rs.vsIoredisson <= 1 : null,
       rs ? `${times(1 / rs.vsIoredisson)} redis-semaphore (${fmt(sem.medians.opsPerSec)} against ${fmt(rs.medians.opsPerSec)} ops/s)` : `${fmt(sem.medians.opsPerSec)} ops/s; redis-semaphore not measured`,
-      `Most permits pass from a worker to the next one parked in its own process with no command; a release that reaches Redis (the 33rd in a row, or one with nobody parked) publishes the count, and every process tries for it, ` +
+      `Most releases carry the attempt of the next worker parked in their own process in the same script, which takes its permit only if the count covers it and publishes nothing when it took all; a release left to its message (the 33rd in a row, or one with nobody parked) publishes the count, and every process tries for it, ` +
         `${fmt(sem.medians.acquireCalls)} acquire script calls per permit in all (${sem.medians.scriptsSent}): ` +
         `${fmt(sem.medians.clientCpu)} µs client CPU per permit${rs ? ` against redis-semaphore's ${fmt(rs.medians.clientCpu)} µs` : ''}.`);
     const peak = Math.max(...sem.values.peakHolders);
@@ -194,7 +194,7 @@ export function evaluateTargets(results) {
         (rs ? `; redis-semaphore ${fmt(rs.medians.idleCmdsPerSec)}` : ''));
     add('… drain: ≤ 3 client commands per waiter', Math.round(sem.medians.drainCmdsPerWaiter * 10) / 10 <= 3,
       `${fmt(sem.medians.drainCmdsPerWaiter)} sent per waiter (${sem.medians.drainSent}), drained in ${fmt(sem.medians.drainMs)} ms`,
-      'Every release message reaches all three processes; each sends one script for the waiters it wakes (as many as permits are free), and the permits a process gets then pass between its own waiters with no command.');
+      'Every release message reaches all three processes; each sends one script for the waiters it wakes (as many as permits are free), and a release by a process with waiters parked carries their attempts in its own script.');
   }
 
   const latchCase = findCase(results, 'latch');

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
+import { version } from '../../package.json';
 import { forceUnlock } from './force-unlock';
 import { CliError, EXIT, inspect, list, type InspectOptions } from './inspect';
 import { renderForceUnlock, renderList, renderReport } from './render';
@@ -16,13 +18,16 @@ Commands:
   force-unlock <name>   delete a lock whoever holds it and wake its waiters (needs --yes)
 
 Options:
-  --url <url>           Redis to connect to (default: $REDIS_URL, else redis://127.0.0.1:6379)
+  --url <url>           Redis to connect to (default: $REDIS_URL, else redis://127.0.0.1:6379);
+                        rediss://[user:password@]host:port for TLS
+  --ca <file>           TLS: the PEM certificate(s) to trust for the server (default: Node's CA store)
   --json                print JSON (watch: one JSON document per line)
   --as <kind>           read a string counter as "semaphore" or "latch" (stored alike by Redisson)
   --interval <ms>       watch: refresh period (default 1000)
   --times <n>           watch: stop after n refreshes
   --yes                 force-unlock: confirm
   -h, --help            this text
+  -v, --version         the version of ioredisson
 
 Names are the raw names in Redis: if your Redisson config has a NameMapper, pass the mapped name.
 Exit codes: 0 ok, 1 nothing under the name, 2 bad usage, 3 not a Redisson object,
@@ -32,14 +37,15 @@ interface Parsed {
   command: string;
   arg: string | undefined;
   url: string;
+  /** The contents of `--ca`. */
+  ca: Buffer | undefined;
   json: boolean;
   as: InspectOptions['as'];
   interval: number;
   times: number | undefined;
-  yes: boolean;
 }
 
-function parse(argv: string[]): Parsed | 'help' {
+function parse(argv: string[]): Parsed | 'help' | 'version' {
   let parsed;
   try {
     parsed = parseArgs({
@@ -47,19 +53,23 @@ function parse(argv: string[]): Parsed | 'help' {
       allowPositionals: true,
       options: {
         url: { type: 'string' },
+        ca: { type: 'string' },
         json: { type: 'boolean', default: false },
         as: { type: 'string' },
         interval: { type: 'string', default: '1000' },
         times: { type: 'string' },
         yes: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
+        version: { type: 'boolean', short: 'v', default: false },
       },
     });
   } catch (error) {
     throw new CliError((error as Error).message, EXIT.USAGE, 'ioredisson --help lists the options');
   }
   const { values, positionals } = parsed;
-  if (values.help || positionals.length === 0 || positionals[0] === 'help') return 'help';
+  if (values.help || positionals[0] === 'help') return 'help';
+  if (values.version) return 'version';
+  if (positionals.length === 0) throw new CliError('no command given', EXIT.USAGE, 'ioredisson --help lists the commands');
   const [command, arg, ...rest] = positionals;
   if (!['inspect', 'list', 'watch', 'force-unlock'].includes(command!)) {
     throw new CliError(`unknown command '${command}'`, EXIT.USAGE, 'commands: inspect, list, watch, force-unlock');
@@ -73,16 +83,33 @@ function parse(argv: string[]): Parsed | 'help' {
   if (!Number.isInteger(interval) || interval < 50) throw new CliError('--interval must be an integer of at least 50 (ms)', EXIT.USAGE);
   const times = values.times === undefined ? undefined : Number(values.times);
   if (times !== undefined && (!Number.isInteger(times) || times < 1)) throw new CliError('--times must be a positive integer', EXIT.USAGE);
+  // Refused before connecting: a force-unlock is never half-begun.
+  if (command === 'force-unlock' && values.yes !== true) {
+    throw new CliError(
+      `not force-unlocking '${arg}' without --yes: its holders would go on believing they hold it`,
+      EXIT.REFUSED,
+      `ioredisson inspect '${arg}' shows them; ioredisson force-unlock '${arg}' --yes`,
+    );
+  }
   return {
     command: command!,
     arg,
     url: values.url ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    ca: values.ca === undefined ? undefined : readCa(values.ca),
     json: values.json === true,
     as: values.as,
     interval,
     times,
-    yes: values.yes === true,
   };
+}
+
+/** The PEM file `--ca` names. */
+function readCa(path: string): Buffer {
+  try {
+    return readFileSync(path);
+  } catch (error) {
+    throw new CliError(`cannot read --ca ${path}: ${(error as Error).message}`, EXIT.USAGE);
+  }
 }
 
 /** The URL without its password, for messages. */
@@ -96,10 +123,15 @@ function redact(url: string): string {
   }
 }
 
-async function connect(url: string): Promise<Redis> {
+async function connect(url: string, ca: Buffer | undefined): Promise<Redis> {
+  const options: RedisOptions = { lazyConnect: true, connectTimeout: 5_000, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => null };
+  if (ca) {
+    if (!url.startsWith('rediss://')) throw new CliError('--ca needs a rediss:// URL (TLS)', EXIT.USAGE);
+    options.tls = { ca };
+  }
   let redis: Redis;
   try {
-    redis = new Redis(url, { lazyConnect: true, connectTimeout: 5_000, maxRetriesPerRequest: 1, enableOfflineQueue: false, retryStrategy: () => null });
+    redis = new Redis(url, options);
   } catch (error) {
     throw new CliError(`invalid --url ${redact(url)}: ${(error as Error).message}`, EXIT.USAGE);
   }
@@ -162,14 +194,6 @@ async function execute(options: Parsed, redis: Redis): Promise<number> {
       return EXIT.OK;
     }
     case 'force-unlock': {
-      if (!options.yes) {
-        const report = await inspect(redis, name);
-        throw new CliError(
-          `not force-unlocking '${name}' (${report.label}) without --yes: its holders would go on believing they hold it`,
-          EXIT.REFUSED,
-          `ioredisson force-unlock '${name}' --yes`,
-        );
-      }
       const result = await forceUnlock(redis, name);
       print(options.json ? JSON.stringify(result, null, 2) : renderForceUnlock(result));
       return EXIT.OK;
@@ -188,8 +212,12 @@ export async function main(argv: string[]): Promise<number> {
       print(USAGE);
       return EXIT.OK;
     }
+    if (options === 'version') {
+      print(version);
+      return EXIT.OK;
+    }
     json = options.json;
-    redis = await connect(options.url);
+    redis = await connect(options.url, options.ca);
     return await execute(options, redis);
   } catch (error) {
     const failure =

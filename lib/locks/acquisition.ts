@@ -14,11 +14,12 @@ export interface AttemptSource<T> {
    */
   abandon(): void;
   /**
-   * Offered `gift`, something this client released, while the acquisition is parked: whether it
-   * serves as what the acquisition waits for. Taken, it acquires at once, with nothing sent.
-   * Absent: only an attempt acquires.
+   * Offered `gift`, something this client is releasing, while the acquisition is parked: whether it
+   * may serve what the acquisition waits for. Claimed, the acquisition attempts at once, and the
+   * attempt must go out in one script with the release, so that Redis decides both in one step.
+   * Absent: only messages and timers wake the acquisition.
    */
-  take?(gift: unknown): boolean;
+  claim?(gift: unknown): boolean;
   /** What the acquisition resolves once it acquired (`true`) or its wait time ran out (`false`). */
   conclude(acquired: boolean, stats: WaitStats): T | Promise<T>;
   /**
@@ -190,11 +191,10 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
     this.attempt();
   }
 
-  /** Offered what this client released, while parked: taken if the attempts can use it, acquiring at once. */
-  take(gift: unknown): boolean {
-    if (this.done || !this.request.attempts.take?.(gift)) return false;
-    this.wakeUps += 1;
-    this.settle(true);
+  /** Offered what this client is releasing, while parked: claimed if the attempts may use it, attempting at once. */
+  claim(gift: unknown): boolean {
+    if (this.done || !this.request.attempts.claim?.(gift)) return false;
+    this.wake();
     return true;
   }
 

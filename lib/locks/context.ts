@@ -25,7 +25,7 @@ export class ClientLocal<T> {
 export interface LockContext extends WaitContext {
   readonly clientId: string;
   readonly options: ResolvedOptions;
-  /** The one script runner, with the publish command and the latch reaper. */
+  /** The one script runner, with the publish command and the unlock latches. */
   readonly scripts: ScriptRunner;
   /** Every lease of the client. */
   readonly leases: LeaseTracker;

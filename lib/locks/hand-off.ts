@@ -11,9 +11,9 @@ const ECHO_WINDOW_MS = 1_000;
 export const HANDOFF_STREAK = 8;
 
 /**
- * Releases passed on to local waiters in a row (see {@link LocalPass}), at most, before one goes to
- * Redis. Longer than a hand-off's streak: a pass sends nothing, while a release through Redis costs
- * an attempt in every process with waiters, all but one in vain.
+ * Releases passed on to local waiters in a row (see {@link LocalPass}), at most, before one is left to
+ * its message. Longer than a hand-off's streak: a pass costs one script and broadcasts nothing, while
+ * a release left to its message costs an attempt in every process with waiters, all but one in vain.
  */
 export const PASS_STREAK = 32;
 
@@ -154,11 +154,11 @@ export class LocalHandOff implements WakeStrategy {
 }
 
 /**
- * The wake strategy of a channel whose releases a local waiter can take with no command at all,
- * because what is released has no owner in Redis (a semaphore's permits): this client offers what
- * it releases to its oldest parked waiters first, and only what they leave goes to Redis. Messages
- * wake as `inner` says. After {@link PASS_STREAK} releases in a row passed on, one goes to Redis
- * whole, and its message wakes other processes' waiters alike.
+ * The wake strategy of a channel whose releases can carry local waiters' attempts (a semaphore's
+ * permits, which have no owner in Redis): this client offers what it releases to its oldest parked
+ * waiters first; those that claim it attempt at once, in the same script as the release, which
+ * publishes only what they leave. Messages wake as `inner` says. After {@link PASS_STREAK} releases
+ * in a row passed on, one is left to its message, which wakes other processes' waiters alike.
  */
 export class LocalPass implements WakeStrategy {
   /** Releases in a row passed on to local waiters. */
@@ -175,7 +175,7 @@ export class LocalPass implements WakeStrategy {
   }
 
   /**
-   * Offers `gift`, one release, to the oldest parked waiter, then to the next while each takes what
+   * Offers `gift`, one release, to the oldest parked waiter, then to the next while each claims what
    * it needs of it; returns whether any did. Refuses at once when the streak is used up.
    */
   pass(gift: unknown): boolean {
@@ -183,10 +183,10 @@ export class LocalPass implements WakeStrategy {
       this.streak = 0;
       return false;
     }
-    let taken = false;
-    while (this.waiters.offer(gift)) taken = true;
-    this.streak = taken ? this.streak + 1 : 0;
-    return taken;
+    let claimed = false;
+    while (this.waiters.offer(gift)) claimed = true;
+    this.streak = claimed ? this.streak + 1 : 0;
+    return claimed;
   }
 
   deliver(message: string): void {

@@ -13,10 +13,11 @@ export interface Waiter {
   /** The queue closed (the client is shutting down); already out of the queue. */
   close(error: Error): void;
   /**
-   * Offered `gift`, something this client released, in place of a wake-up: returns whether it
-   * takes it, which ends its wait with nothing sent. Still in the queue while asked.
+   * Offered `gift`, something this client is releasing, in place of a wake-up: returns whether it
+   * claims it, which wakes it at once (its attempt goes out with the release). Still in the queue
+   * while asked.
    */
-  take?(gift: unknown): boolean;
+  claim?(gift: unknown): boolean;
   /** How many callers it waits for, as diagnostics count them (a wait shared by several). @default 1 */
   readonly callers?: number;
 }
@@ -66,12 +67,12 @@ export class WaitQueue {
   }
 
   /**
-   * Offers `gift` to the oldest parked waiter, which leaves the queue if it takes it; returns
+   * Offers `gift` to the oldest parked waiter, which leaves the queue if it claims it; returns
    * whether it did. A younger waiter is never asked: nobody is served past the oldest.
    */
   offer(gift: unknown): boolean {
     for (const waiter of this.parked) {
-      if (!waiter.take?.(gift)) return false;
+      if (!waiter.claim?.(gift)) return false;
       this.parked.delete(waiter);
       return true;
     }

@@ -14,7 +14,7 @@ export interface ChannelWaiters {
   wake(count: number): void;
   /** Takes the oldest parked waiter out of the queue without waking it. */
   shift(): Waiter | undefined;
-  /** Offers `gift` to the oldest parked waiter (see {@link Waiter.take}); returns whether it took it. */
+  /** Offers `gift` to the oldest parked waiter (see {@link Waiter.claim}); returns whether it claimed it. */
   offer(gift: unknown): boolean;
 }
 

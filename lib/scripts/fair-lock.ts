@@ -94,7 +94,7 @@ export function unlockFairLock(runner: ScriptRunner, { name, owner, leaseTime, r
   const latch = unlockLatchKey(name, requestId);
   const keys = [...keysOf(name), latch];
   return runner.runPublishing(UNLOCK, keys, [UNLOCK_MESSAGE, leaseTime, owner, Date.now(), UNLOCK_LATCH_TTL], UNLOCK_WRITE).then((reply) => {
-    runner.latches.add(latch);
+    runner.latches.drop(latch);
     return toUnlockResult(reply);
   });
 }

@@ -93,7 +93,7 @@ export function unlockLock(runner: ScriptRunner, { name, owner, leaseTime, reque
   const keys = [name, lockChannel(name), latch];
   return runner.runPublishing(UNLOCK, keys, [UNLOCK_MESSAGE, leaseTime, owner, UNLOCK_LATCH_TTL], UNLOCK_WRITE).then((reply) => {
     // The latch only matters to re-sends of a call whose reply was lost; this one has its answer.
-    runner.latches.add(latch);
+    runner.latches.drop(latch);
     return toUnlockResult(reply);
   });
 }

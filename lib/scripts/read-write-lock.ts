@@ -61,7 +61,7 @@ export function unlockRead(runner: ScriptRunner, { name, owner, requestId }: Unl
   const latch = unlockLatchKey(name, requestId);
   const keys = [name, readWriteLockChannel(name), readerTimeoutPrefix(name, owner), readTimeoutKeyPrefix(name), latch];
   return runner.runPublishing(READ_UNLOCK, keys, [UNLOCK_MESSAGE, owner, UNLOCK_LATCH_TTL], UNLOCK_WRITE).then((reply) => {
-    runner.latches.add(latch);
+    runner.latches.drop(latch);
     return toUnlockResult(reply);
   });
 }
@@ -90,7 +90,7 @@ export function unlockWrite(runner: ScriptRunner, { name, owner, leaseTime, requ
   const latch = unlockLatchKey(name, requestId);
   const keys = [name, readWriteLockChannel(name), latch];
   return runner.runPublishing(WRITE_UNLOCK, keys, [READ_UNLOCK_MESSAGE, leaseTime, owner, UNLOCK_LATCH_TTL], UNLOCK_WRITE).then((reply) => {
-    runner.latches.add(latch);
+    runner.latches.drop(latch);
     return toUnlockResult(reply);
   });
 }

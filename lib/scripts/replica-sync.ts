@@ -80,7 +80,7 @@ export class ReplicaSync {
     } catch (error) {
       if (!isUnsupported(error)) throw error;
       entry.noWait = true;
-      this.onError(error, 'WAIT (replica sync is off for this node from now on)');
+      this.onError(error, 'replica sync: WAIT failed (replica sync is off for this node from now on)');
       return undefined;
     }
     if (acked < replicas) {
@@ -127,7 +127,7 @@ export class ReplicaSync {
       },
       (error: unknown) => {
         entry.reading = undefined;
-        this.onError(error, 'INFO replication');
+        this.onError(error, 'replica sync: INFO replication failed');
         throw error;
       },
     );

@@ -3,9 +3,9 @@ import type { RedisConnection } from '../connection';
 import { ReplicaSyncError } from '../errors';
 import { REPLICA_SYNC_DEFAULTS, type ResolvedReplicaSync } from '../options';
 import { INCLUDES } from './includes';
-import { LatchReaper } from './latch-reaper';
 import { PublishCommand, type PublishCommandName } from './publish';
 import { ReplicaSync } from './replica-sync';
+import { UnlockLatches } from './unlock-latches';
 
 /** A Lua script with its SHA-1, ready for EVALSHA. */
 export interface Script {
@@ -46,7 +46,8 @@ export interface ReplicatedWrite {
   changed?(reply: unknown): boolean;
   /**
    * Takes back what the call did (an acquisition), before it is sent again. Without it the call is
-   * re-sent as is, so it must be idempotent: an unlock with the same request id, a renewal.
+   * re-sent as is, so it must be idempotent: an unlock with the same request id, a renewal. With
+   * `resend` false, runs once, when replica sync gives up, before the call rejects.
    */
   undo?(reply: unknown): Promise<unknown>;
   /**
@@ -54,7 +55,7 @@ export interface ReplicatedWrite {
    * once (a permit release, a count-down: running it twice would count twice) or whose second run
    * could touch what others wrote meanwhile (a force-unlock): the write stays on the primary, in its
    * replication stream, and only the `WAIT` is repeated (it covers every earlier write of the
-   * connection); the first reply is returned. Not combined with `undo`. @default true
+   * connection); the first reply is returned. @default true
    */
   resend?: boolean;
 }
@@ -63,19 +64,19 @@ export interface ReplicatedWrite {
 export interface RunnerSettings {
   /** Replica sync options. @default {@link REPLICA_SYNC_DEFAULTS} */
   replicaSync?: ResolvedReplicaSync;
-  /** Told of what replica sync recovers from (a failed INFO, a retried round). */
+  /** Told of what the runner recovers from (a failed INFO, a retried replica sync round, a latch DEL that failed). */
   onError?: (error: unknown, what: string) => void;
 }
 
 /**
  * Runs scripts by EVALSHA and falls back to EVAL (which also caches the script on that server) when
  * the server answers NOSCRIPT: after a restart, a failover, or on a cluster node seen for the first
- * time. It also carries what every primitive's scripts share: the publish command and the reaper of
+ * time. It also carries what every primitive's scripts share: the publish command and the deletion of
  * unlock latches. Primitives' typed wrappers (in this folder) are the only code that talks to Redis.
  */
 export class ScriptRunner {
-  /** Deletes the latches of answered unlock calls, in batches. */
-  readonly latches: LatchReaper;
+  /** Deletes the latches of answered unlock calls, right behind their replies. */
+  readonly latches: UnlockLatches;
   /** PUBLISH or SPUBLISH, passed to every script that publishes. */
   readonly publish: PublishCommand;
   /** Waits for replicas after writes marked {@link ReplicatedWrite}. */
@@ -88,9 +89,9 @@ export class ScriptRunner {
     publish: Promise<PublishCommandName>,
     settings: RunnerSettings = {},
   ) {
-    this.latches = new LatchReaper(redis);
     this.publish = new PublishCommand(publish);
     this.onError = settings.onError ?? (() => undefined);
+    this.latches = new UnlockLatches(redis, this.onError);
     this.replicas = new ReplicaSync(redis, settings.replicaSync ?? REPLICA_SYNC_DEFAULTS, this.onError);
   }
 
@@ -129,9 +130,10 @@ export class ScriptRunner {
       if ((round === 1 || resend) && write.changed && !write.changed(reply)) return reply;
       const outcome = await this.replicas.sync(key);
       if (!outcome || outcome.acked > 0) return reply;
-      if (resend && write.undo) await write.undo(reply);
       const error = new ReplicaSyncError(script.name, key, outcome.replicas, round, timeout);
-      if (round > retries) throw error;
+      const givingUp = round > retries;
+      if ((resend || givingUp) && write.undo) await write.undo(reply);
+      if (givingUp) throw error;
       const next = resend ? 'is sent again' : 'waits again';
       this.onError(error, `replica sync of ${script.name}; round ${round + 1} of ${retries + 1} ${next}`);
       await sleep(retryDelay);
@@ -147,14 +149,23 @@ export class ScriptRunner {
     return this.redis.eval(script.source, keys.length, ...keys, ...args);
   }
 
-  /** Runs a script whose last ARGV is the publish command, once that is known. */
-  runPublishing(script: Script, keys: readonly string[], args: readonly ScriptArg[], write?: ReplicatedWrite): Promise<unknown> {
-    return this.publish.with((command) => this.run(script, keys, [...args, command], write));
+  /**
+   * Runs a script whose ARGV holds the publish command, once that is known: after `args`, followed by
+   * `rest` (a list of variable length).
+   */
+  runPublishing(
+    script: Script,
+    keys: readonly string[],
+    args: readonly ScriptArg[],
+    write?: ReplicatedWrite,
+    rest: readonly ScriptArg[] = [],
+  ): Promise<unknown> {
+    return this.publish.with((command) => this.run(script, keys, [...args, command, ...rest], write));
   }
 
-  /** Deletes the latches still queued (the client is closing). */
+  /** Resolves once the latch deletions sent so far are answered (the client is closing). */
   flush(): Promise<void> {
-    return this.latches.flush();
+    return this.latches.settled();
   }
 }
 

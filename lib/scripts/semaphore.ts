@@ -1,5 +1,6 @@
 import addPermitsSource from '../../lua/semaphore/add-permits.lua';
 import drainSource from '../../lua/semaphore/drain.lua';
+import releaseAndAcquireSource from '../../lua/semaphore/release-and-acquire.lua';
 import releaseIfExistsSource from '../../lua/semaphore/release-if-exists.lua';
 import releaseSource from '../../lua/semaphore/release.lua';
 import tryAcquireSource from '../../lua/semaphore/try-acquire.lua';
@@ -18,6 +19,7 @@ import { ONCE_IF_ONE, ONCE_WRITE } from './writes';
 
 const TRY_ACQUIRE = defineScript('semaphore/try-acquire', tryAcquireSource);
 const RELEASE = defineScript('semaphore/release', releaseSource);
+const RELEASE_AND_ACQUIRE = defineScript('semaphore/release-and-acquire', releaseAndAcquireSource);
 const RELEASE_IF_EXISTS = defineScript('semaphore/release-if-exists', releaseIfExistsSource);
 const TRY_SET_PERMITS = defineScript('semaphore/try-set-permits', trySetPermitsSource);
 const ADD_PERMITS = defineScript('semaphore/add-permits', addPermitsSource);
@@ -33,12 +35,33 @@ const DRAIN = defineScript('semaphore/drain', drainSource);
  * that many attempts one after another would); resolves one flag per count.
  */
 export function tryAcquirePermits(runner: ScriptRunner, name: string, wanted: readonly number[]): Promise<boolean[]> {
-  const taken = (reply: unknown) => toFlags(reply).reduce((sum, took, i) => (took ? sum + wanted[i]! : sum), 0);
   const write: ReplicatedWrite = {
-    changed: (reply) => taken(reply) > 0,
-    undo: (reply) => releasePermits(runner, name, taken(reply), false),
+    changed: (reply) => takenBy(reply, wanted) > 0,
+    undo: (reply) => releasePermits(runner, name, takenBy(reply, wanted), false),
   };
   return runner.run(TRY_ACQUIRE, [name], wanted, write).then(toFlags);
+}
+
+/**
+ * Adds `released` permits back and, in the same script, takes permits for each count of `wanted`, in
+ * order, each if that many are available then; publishes the count left only when it is positive.
+ * Resolves one flag per count. Run once: when no replica acknowledges, only the WAIT is repeated, and
+ * should replica sync give up, the permits taken are given back before it rejects.
+ */
+export function releaseAndAcquirePermits(runner: ScriptRunner, name: string, released: number, wanted: readonly number[]): Promise<boolean[]> {
+  const write: ReplicatedWrite = {
+    resend: false,
+    undo: (reply) => {
+      const taken = takenBy(reply, wanted);
+      return taken > 0 ? releasePermits(runner, name, taken, false) : Promise.resolve();
+    },
+  };
+  return runner.runPublishing(RELEASE_AND_ACQUIRE, [name, semaphoreChannel(name)], [released], write, wanted).then(toFlags);
+}
+
+/** Permits taken, by the flags `reply` answers for the counts of `wanted`. */
+function takenBy(reply: unknown, wanted: readonly number[]): number {
+  return toFlags(reply).reduce((sum, took, i) => (took ? sum + wanted[i]! : sum), 0);
 }
 
 /**
@@ -73,12 +96,12 @@ export function drainPermits(runner: ScriptRunner, name: string): Promise<number
   return runner.run(DRAIN, [name], [], { changed: (reply) => toInteger(reply) !== 0, resend: false }).then(toInteger);
 }
 
-/** The available count (0 when the semaphore does not exist). */
 /** Deletes the semaphore; resolves whether it existed. */
 export function deleteSemaphore(runner: ScriptRunner, name: string): Promise<boolean> {
   return runner.redis.del(name).then(toFlag);
 }
 
+/** The available count (0 when the semaphore does not exist). */
 export function availablePermits(runner: ScriptRunner, name: string): Promise<number> {
   return runner.redis.get(name).then((reply) => Number(toStringOrNull(reply) ?? 0));
 }

@@ -18,7 +18,7 @@ const FORCE_UNLOCK = defineScript('spin-lock/force-unlock', forceUnlockSource);
 export function unlockSpinLock(runner: ScriptRunner, { name, owner, leaseTime, requestId }: UnlockRequest): Promise<UnlockResult> {
   const latch = unlockLatchKey(name, requestId);
   return runner.run(UNLOCK, [name, latch], [leaseTime, owner, UNLOCK_LATCH_TTL], UNLOCK_WRITE).then((reply) => {
-    runner.latches.add(latch);
+    runner.latches.drop(latch);
     return toUnlockResult(reply);
   });
 }

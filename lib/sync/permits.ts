@@ -79,10 +79,11 @@ export interface PermitSource<T> {
   /** Gives back permits nobody wants any more (acquired after the caller gave up). */
   giveBack(grant: PermitGrant): Promise<unknown>;
   /**
-   * A grant made of permits this client released, with nothing sent (see {@link passPermits}).
-   * Only for permits without an owner in Redis (a plain semaphore's); absent, a waiter takes none.
+   * Whether an attempt goes out in one script with a release this client makes in the same run of
+   * code (a plain semaphore's batch), so that a release can wake the parked waiters it may serve
+   * (see {@link passPermits}). Without it, a release is handed off instead.
    */
-  readonly fromRelease?: () => PermitGrant;
+  readonly joinsReleases?: boolean;
   /** What the call resolves: the grant, or `undefined` when the wait time ran out. */
   outcome(grant: PermitGrant | undefined): T;
 }
@@ -119,11 +120,9 @@ export class PermitAttempts<T> implements AttemptSource<T> {
     this.abandoned = true;
   }
 
-  take(gift: unknown): boolean {
-    const { fromRelease } = this.source;
-    if (!fromRelease || !(gift instanceof ReleasedPermits) || gift.left < this.permits) return false;
+  claim(gift: unknown): boolean {
+    if (!this.source.joinsReleases || !(gift instanceof ReleasedPermits) || gift.left < this.permits) return false;
     gift.left -= this.permits;
-    this.grant = fromRelease();
     return true;
   }
 
@@ -149,14 +148,14 @@ export class PermitAttempts<T> implements AttemptSource<T> {
   }
 }
 
-/** What is left of one release by this client while its parked waiters take their permits from it. */
+/** What is left of one release by this client while its parked waiters claim their permits from it. */
 class ReleasedPermits {
   constructor(public left: number) {}
 }
 
 /**
  * Channels of permits without an owner: a message `n` wakes up to `n` local waiters, and a release
- * by this client is passed to its parked waiters before Redis (see {@link passPermits}).
+ * by this client wakes the parked waiters it may serve, their attempts joined to it (see {@link passPermits}).
  */
 const PASS_WAKE: WakePolicy = LocalPass.over(wakeCount);
 
@@ -183,7 +182,7 @@ export function waitForPermits<T>(ctx: LockContext, channel: string, permits: nu
     acquireWithWait(ctx, {
       attempts: new PermitAttempts(ctx, source, permits, call.signal),
       channel,
-      policy: source.fromRelease ? PASS_WAKE : PERMIT_WAKE,
+      policy: source.joinsReleases ? PASS_WAKE : PERMIT_WAKE,
       backOff: fallbackBackOff,
       waitTime: call.waitTime,
       turnBound: PERMIT_RECHECK_MS,
@@ -207,17 +206,14 @@ export function waitForPermits<T>(ctx: LockContext, channel: string, permits: nu
 }
 
 /**
- * Offers `permits` this client releases to its waiters parked on `channel`, oldest first, for as
- * long as the oldest wants no more than are left. What they take needs no command: the count in
- * Redis stays where a release and their acquisitions would have left it. Returns how many are left
- * to release in Redis.
+ * Offers `permits` this client is releasing to its waiters parked on `channel`, oldest first, for as
+ * long as the oldest wants no more than are left. Those that claim them attempt at once, and their
+ * attempts must join the release in one script, which gives the permits back and takes theirs in
+ * one step: Redis alone decides whether the count covers them, whatever another client changed.
  */
-export function passPermits(ctx: LockContext, channel: string, permits: number): number {
+export function passPermits(ctx: LockContext, channel: string, permits: number): void {
   const strategy = ctx.pubsub.strategyOf(channel);
-  if (!(strategy instanceof LocalPass)) return permits;
-  const released = new ReleasedPermits(permits);
-  strategy.pass(released);
-  return released.left;
+  if (strategy instanceof LocalPass) strategy.pass(new ReleasedPermits(permits));
 }
 
 /**

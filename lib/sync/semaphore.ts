@@ -6,6 +6,7 @@ import {
   availablePermits,
   deleteSemaphore,
   drainPermits,
+  releaseAndAcquirePermits,
   releasePermits,
   releasePermitsIfExists,
   tryAcquirePermits,
@@ -35,41 +36,60 @@ import {
 /** Plain permits have no lease: their grants are never tracked, so this is never asked to renew. */
 const UNLEASED: LeaseKind = { noun: 'Permit', renew: (batch) => Promise.resolve(batch.map(() => true)) };
 
-/** Attempts still open to join, to go out in one script (see {@link batchedAttempt}). */
-interface AttemptBatch {
+/**
+ * What this client sends to one semaphore in one run of code, to go out in one script when the run
+ * yields (its next microtask): its releases, and its acquire attempts, such as those of the waiters
+ * one release message wakes, or those a release of its own woke (see `passPermits`). The script
+ * adds the releases first, then serves the attempts in the order they were made, each exactly as an
+ * attempt of its own right behind the releases would be.
+ */
+class PermitBatch {
+  /** Permits released. */
+  released = 0;
   /** Permits each joined attempt wants, in the order they joined. */
-  readonly wanted: number[];
+  readonly wanted: number[] = [];
   /** One flag per joined attempt, once the batch's script replied. */
-  readonly taken: Promise<boolean[]>;
+  readonly flags: Promise<boolean[]>;
+
+  constructor(ctx: LockContext, name: string, sent: () => void) {
+    this.flags = new Promise((resolve) =>
+      queueMicrotask(() => {
+        sent();
+        resolve(this.send(ctx, name));
+      }),
+    );
+  }
+
+  private send(ctx: LockContext, name: string): Promise<boolean[]> {
+    const { released, wanted } = this;
+    const { scripts, lifetime } = ctx;
+    // Shut down since the attempts joined: they were closed already; take nothing for them.
+    if (lifetime.aborted || wanted.length === 0) {
+      const none = wanted.map(() => false);
+      return released > 0 ? releasePermits(scripts, name, released).then(() => none) : Promise.resolve(none);
+    }
+    return released > 0 ? releaseAndAcquirePermits(scripts, name, released, wanted) : tryAcquirePermits(scripts, name, wanted);
+  }
 }
 /** A client's open batches, by semaphore name. */
-const OPEN_BATCHES = new ClientLocal(() => new Map<string, AttemptBatch>());
+const OPEN_BATCHES = new ClientLocal(() => new Map<string, PermitBatch>());
 
-/**
- * One acquire attempt, sent in one script with every other attempt this client makes on the same
- * semaphore in the same run of code, such as those of the waiters one release message wakes. The
- * script serves them in the order they were made, each exactly as an attempt of its own would be;
- * the batch goes out when the run yields (its next microtask). Resolves whether this attempt got
- * its permits.
- */
-function batchedAttempt(ctx: LockContext, name: string, permits: number): Promise<boolean> {
+/** The batch open for `name` in this run of code, opened if there is none. */
+function openBatch(ctx: LockContext, name: string): PermitBatch {
   const open = ctx.local(OPEN_BATCHES);
   let batch = open.get(name);
   if (!batch) {
-    const wanted: number[] = [];
-    const taken = new Promise<boolean[]>((resolve) =>
-      queueMicrotask(() => {
-        open.delete(name);
-        // Shut down since the attempts joined: they were closed already; take nothing for them.
-        const { lifetime } = ctx;
-        resolve(lifetime.aborted ? Promise.reject(lifetime.reason) : tryAcquirePermits(ctx.scripts, name, wanted));
-      }),
-    );
-    batch = { wanted, taken };
+    batch = new PermitBatch(ctx, name, () => open.delete(name));
     open.set(name, batch);
   }
+  return batch;
+}
+
+/** One acquire attempt, sent with this run's batch; resolves whether it got its permits. */
+function batchedAttempt(ctx: LockContext, name: string, permits: number): Promise<boolean> {
+  const batch = openBatch(ctx, name);
   const index = batch.wanted.push(permits) - 1;
-  return batch.taken.then((flags) => flags[index] === true);
+  return batch.flags.then((flags) => flags[index] === true);
 }
 
 /**
@@ -273,10 +293,15 @@ export class RSemaphore {
     return permits > 0 ? this.releasePermits(permits) : Promise.resolve();
   }
 
-  /** Adds `permits`, passed first to this client's parked waiters; what they leave goes to Redis. */
+  /**
+   * Adds `permits` with this run's batch, offered first to this client's parked waiters: those it may
+   * serve attempt in the same script, which takes their permits only if the count allows.
+   */
   private releasePermits(permits: number): Promise<void> {
-    const left = passPermits(this.ctx, this.channel, permits);
-    return left > 0 ? releasePermits(this.ctx.scripts, this.name, left).then(() => undefined) : Promise.resolve();
+    const batch = openBatch(this.ctx, this.name);
+    batch.released += permits;
+    passPermits(this.ctx, this.channel, permits);
+    return batch.flags.then(() => undefined);
   }
 
   /** @internal Acquires `permits` as `call` says; see `PermitTaker`. */
@@ -287,11 +312,10 @@ export class RSemaphore {
       call.signal?.throwIfAborted();
       return Promise.resolve(outcome(new PermitGrant(UNLEASED, name, 0, [])));
     }
-    const fromRelease = () => new PermitGrant(UNLEASED, name, permits, []);
     const source = {
-      tryOnce: async () => ((await batchedAttempt(ctx, name, permits)) ? fromRelease() : PERMIT_RECHECK_MS),
+      tryOnce: async () => ((await batchedAttempt(ctx, name, permits)) ? new PermitGrant(UNLEASED, name, permits, []) : PERMIT_RECHECK_MS),
       giveBack: () => releasePermits(ctx.scripts, name, permits),
-      fromRelease,
+      joinsReleases: true,
       outcome,
     };
     return waitForPermits(ctx, this.channel, permits, call, source);

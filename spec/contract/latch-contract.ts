@@ -23,7 +23,7 @@ export function latchContract(fixture: ContractFixture = useTopology(STANDALONE)
     eventually(async () => (await subscriberCount(channel)) === 0, 5_000, `no subscriber on ${channel}`);
 
   function run(name: string, role: 'await' | 'countdown') {
-    const child = spawn(process.execPath, [WORKER, deployment().target, name, role], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [WORKER, deployment().target, name, role], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));

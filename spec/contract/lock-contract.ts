@@ -128,8 +128,10 @@ export function lockContract(subject: LockKindUnderTest, fixture: ContractFixtur
         : [subject.factory, subject.factory, subject.factory, subject.factory];
       const modes = subject.shared ? ['increment', 'increment', 'observe', 'observe'] : ['increment', 'increment', 'increment', 'increment'];
       const workers = roles.map((factory, i) =>
+        // The test's environment, not the worker process's (a deployment may set e.g. NODE_EXTRA_CA_CERTS).
         spawn(process.execPath, [WORKER, url(), '50', factory, 'contract:counter-lock', 'contract:counter', modes[i]!], {
           stdio: ['ignore', 'ignore', 'pipe'],
+          env: process.env,
         }),
       );
       const stderr: string[] = [];

@@ -59,6 +59,7 @@ export function semaphoreContract(subject: SemaphoreKindUnderTest, fixture: Cont
       const workers = [4, 3, 3].map((count) =>
         spawn(process.execPath, [WORKER, deployment().target, subject.factory, name, String(count), '8'], {
           stdio: ['ignore', 'pipe', 'pipe'],
+          env: process.env,
         }),
       );
       const stdout = workers.map(() => [] as string[]);

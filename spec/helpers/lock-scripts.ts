@@ -34,7 +34,7 @@ export function plainRunner(redis: RedisConnection): ScriptRunner {
  */
 export function lostReplyRunner(redis: RedisConnection): ScriptRunner {
   const runner = plainRunner(redis);
-  runner.latches.add = () => undefined;
+  runner.latches.drop = () => undefined;
   return runner;
 }
 

@@ -84,7 +84,7 @@ describeInterop('interop: unlock latches', () => {
       }
       expect(new Set(sets.map(({ key }) => key)).size).toBe(2);
     }
-    // Both delete each latch once the reply is in; ioredisson batches its deletes a moment later.
+    // Both delete each latch with a DEL written right behind the reply.
     for (const delay of [...java.deleteDelays, ...node.deleteDelays]) expect(delay).toBeLessThan(2_000);
     expect(await admin().keys('redisson_unlock_latch:*')).toEqual([]);
     expect(await admin().keys('*')).toEqual([]);

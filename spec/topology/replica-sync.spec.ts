@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import { RedissonClient, ReplicaSyncError, type RedissonOptions } from '../../lib';
-import { commandCounts, commandsBetween, startRedis, type TestRedis } from '../helpers/redis-server';
+import { commandCounts, commandsBetween, eventually, startRedis, type TestRedis } from '../helpers/redis-server';
 import { startSentinel, type TestSentinel } from '../helpers/sentinel';
 
 /*
@@ -111,6 +111,25 @@ describe('replica sync', () => {
     // Released on the primary once; the re-sends were replays of one request (one latch).
     expect(await primary.exists('unlock-frozen')).toBe(0);
     expect(await primary.keys('redisson_unlock_latch:*')).toHaveLength(1);
+    group.resume(replicaPort);
+  });
+
+  it('gives back the permits a semaphore release took for a parked waiter when no replica acknowledged it, then rejects both', async () => {
+    const redisson = client(QUICK);
+    const semaphore = () => redisson.getSemaphore('rs-pass');
+    await semaphore().trySetPermits(1);
+    const held = await semaphore().acquire();
+    const waiting = semaphore().acquire({ waitTime: 20_000 });
+    waiting.catch(() => undefined);
+    await eventually(() => redisson.diagnostics().waiters === 1, 5_000, 'the waiter parked');
+    group.pause(replicaPort);
+    const error = await held.release().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReplicaSyncError);
+    expect(error).toMatchObject({ script: 'semaphore/release-and-acquire', rounds: 3 });
+    await expect(waiting).rejects.toBeInstanceOf(ReplicaSyncError);
+    // The release stays on the primary (it is never sent twice); the waiter's permit went back.
+    expect(await primary.get('rs-pass')).toBe('1');
+    expect(redisson.diagnostics().waiters).toBe(0);
     group.resume(replicaPort);
   });
 

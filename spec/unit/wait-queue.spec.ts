@@ -48,28 +48,28 @@ describe('WaitQueue', () => {
     expect(queue.shift()).toBeUndefined();
   });
 
-  it('offers a gift to the oldest parked waiter only: taken, it leaves the queue; declined, nobody younger is asked', () => {
+  it('offers a gift to the oldest parked waiter only: claimed, it leaves the queue; declined, nobody younger is asked', () => {
     const queue = new WaitQueue();
     const log: string[] = [];
-    /** A waiter that takes a gift of at least `wants` (and records it). */
-    const taker = (id: string, wants: number): Waiter => ({
+    /** A waiter that claims a gift of at least `wants` (and records it). */
+    const claimer = (id: string, wants: number): Waiter => ({
       ...waiter(log, id),
-      take: (gift) => {
+      claim: (gift) => {
         const fits = typeof gift === 'number' && gift >= wants;
-        if (fits) log.push(`${id} took ${gift}`);
+        if (fits) log.push(`${id} claimed ${gift}`);
         return fits;
       },
     });
-    queue.park(taker('a', 2));
-    queue.park(taker('b', 1));
+    queue.park(claimer('a', 2));
+    queue.park(claimer('b', 1));
     expect(queue.offer(1)).toBe(false);
     expect(queue.size).toBe(2);
     expect(queue.offer(2)).toBe(true);
     expect(queue.size).toBe(1);
     expect(queue.offer(1)).toBe(true);
     expect(queue.offer(1)).toBe(false);
-    expect(log).toEqual(['a took 2', 'b took 1']);
-    // A waiter without `take` never takes anything.
+    expect(log).toEqual(['a claimed 2', 'b claimed 1']);
+    // A waiter without `claim` never claims anything.
     queue.park(waiter(log, 'c'));
     expect(queue.offer(5)).toBe(false);
     expect(queue.size).toBe(1);

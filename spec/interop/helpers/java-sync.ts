@@ -69,6 +69,19 @@ export class JavaSemaphore extends JavaObject {
     return this.call('availablePermits');
   }
 
+  /** `addPermits(permits)`; negative: a capacity cut (the count may go below zero). */
+  addPermits(permits: number): Promise<null> {
+    return this.call('addPermits', { permits });
+  }
+
+  drainPermits(): Promise<number> {
+    return this.call('drainPermits');
+  }
+
+  delete(): Promise<boolean> {
+    return this.call('delete');
+  }
+
   onThread(thread: number): JavaSemaphore {
     return new JavaSemaphore(this.peer, this.name, thread);
   }
@@ -109,6 +122,15 @@ export class JavaExpirableSemaphore extends JavaObject {
     return this.call('acquiredPermits');
   }
 
+  /** `addPermits(permits)`; negative: a capacity cut. */
+  addPermits(permits: number): Promise<null> {
+    return this.call('addPermits', { permits });
+  }
+
+  delete(): Promise<boolean> {
+    return this.call('delete');
+  }
+
   onThread(thread: number): JavaExpirableSemaphore {
     return new JavaExpirableSemaphore(this.peer, this.name, thread);
   }
@@ -133,6 +155,10 @@ export class JavaLatch extends JavaObject {
 
   getCount(): Promise<number> {
     return this.call('getCount');
+  }
+
+  delete(): Promise<boolean> {
+    return this.call('delete');
   }
 
   onThread(thread: number): JavaLatch {

@@ -1,0 +1,14 @@
+/**
+ * The least privileges RLock needs, as the README lists them: the commands of its scripts and reads,
+ * keys of the locks (here `contract:*`), their channels (scripts get channels as KEYS too, as
+ * Redisson's do) and latches. For `ACL SETUSER <user> reset ...`; the password is `locker-secret`.
+ */
+export const LOCK_USER_RULES = [
+  'on', '>locker-secret',
+  '~contract:*', '~redisson_lock__channel:*', '~redisson_unlock_latch:*', '&redisson_lock__channel:*',
+  '+evalsha', '+eval', '+info', '+subscribe', '+unsubscribe', '+exists', '+hget', '+hexists', '+pttl', '+del',
+  '+hincrby', '+pexpire', '+hset', '+hdel', '+hlen', '+get', '+set', '+publish',
+];
+
+/** The user those rules are for. */
+export const LOCK_USER = { username: 'locker', password: 'locker-secret' };
