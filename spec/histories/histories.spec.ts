@@ -7,19 +7,21 @@ import { runHistory, type FaultType } from './run';
 /**
  * The randomized mixed-client history check (docs/history-checker.md). CI runs one fixed seed with
  * its budget; `npm run test:histories -- --seed S --ops N` sets them (HISTORY_SEED, HISTORY_OPS,
- * HISTORY_FAMILIES, HISTORY_FAULTS); `--history FILE` (HISTORY_FILE) checks a recorded history again.
+ * HISTORY_FAMILIES, HISTORY_FAULTS, HISTORY_CLIENTS, HISTORY_OWNERS); `--history FILE` (HISTORY_FILE) checks a recorded history again.
  */
 const seed = Number(process.env.HISTORY_SEED ?? 20);
 const opsPerKind = Number(process.env.HISTORY_OPS ?? 2_000);
 const families = (process.env.HISTORY_FAMILIES?.split(',') ?? FAMILIES) as Family[];
+const nodeClients = Number(process.env.HISTORY_CLIENTS ?? 3);
+const ownersPerClient = Number(process.env.HISTORY_OWNERS ?? 3);
 const faults = (process.env.HISTORY_FAULTS?.split(',').filter(Boolean) ?? ['connection-kill', 'stop', 'kill']) as FaultType[];
 
 it(`seed ${seed}: ${opsPerKind} operations per kind (${families.join(', ')}) with ${faults.join(', ') || 'no faults'} match their models`, async () => {
   const started = Date.now();
   const recorded = process.env.HISTORY_FILE;
-  const history = recorded ? (JSON.parse(readFileSync(recorded, 'utf8')) as History) : await runHistory({ seed, opsPerKind, families, faults });
+  const history = recorded ? (JSON.parse(readFileSync(recorded, 'utf8')) as History) : await runHistory({ seed, opsPerKind, families, faults, nodeClients, ownersPerClient });
   const verdict = checkHistory(history);
-  const replay = `npm run test:histories -- --seed ${seed} --ops ${opsPerKind} --families ${families.join(',')} --faults ${faults.join(',')}`;
+  const replay = `npm run test:histories -- --seed ${seed} --ops ${opsPerKind} --families ${families.join(',')} --faults ${faults.join(',')} --clients ${nodeClients} --owners ${ownersPerClient}`;
   const dir = join(__dirname, '..', '..', '.histories');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `seed-${seed}.json`);

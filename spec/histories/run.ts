@@ -57,15 +57,18 @@ export async function runHistory(options: RunOptions): Promise<History> {
   try {
     await Promise.all(nodes.map((node) => node.start()));
     const actors: Actor[] = [];
+    // Each actor's choices depend on the seed, its family and its place only: a replay with fewer
+    // families, clients or owners keeps the choices of the actors it keeps.
     for (const family of families) {
+      const stream = (n: number): Rng => rng.fork(FAMILIES.indexOf(family) * 1_000 + n);
       for (const node of nodes) {
         for (let owner = 1; owner <= ownersPerClient; owner++) {
-          actors.push({ state: newState(family, false), rng: rng.fork(actors.length), runner: node, node, thread: owner, index: owner });
+          actors.push({ state: newState(family, false), rng: stream(node.index * 10 + owner), runner: node, node, thread: owner, index: owner });
         }
       }
       for (let t = 0; t < javaThreads; t++) {
         const thread = java.newThread();
-        actors.push({ state: newState(family, true), rng: rng.fork(actors.length), runner: java, thread, index: thread });
+        actors.push({ state: newState(family, true), rng: stream(900 + t), runner: java, thread, index: thread });
       }
     }
     const record = (actor: Actor, f: string, mode: Op['mode'], args: Op['args']): Op => {
