@@ -71,10 +71,11 @@ function checkFamily(history: History, family: Family, ops: Op[]): Violation[] {
 function linearizabilityViolation(family: Family, failure: LinFailure<unknown, SpecOp>, ops: Op[]): Violation {
   const ids = new Set([failure.op.id, ...failure.open.map((op) => op.id)]);
   const window = ops.filter((op) => ids.has(op.id));
-  // What led there: the last operations that completed before the window opened.
+  // What led there: the last changes of capacity or count, and the last acquisitions and releases, before the window opened.
   const opened = Math.min(...window.map((op) => op.invoke));
-  const reads = ['availablePermits', 'getCount', 'await'];
-  const lead = ops.filter((op) => op.complete < opened && op.outcome === 'ok' && !reads.includes(op.f) && !(op.f === 'acquire' && op.value === false)).slice(-6);
+  const before = ops.filter((op) => op.complete < opened && op.outcome === 'ok' && !['availablePermits', 'getCount', 'await'].includes(op.f));
+  const holds = (op: Op): boolean => op.f === 'acquire' || op.f === 'release';
+  const lead = [...before.filter((op) => !holds(op)).slice(-4), ...before.filter((op) => holds(op) && op.value !== false).slice(-4)];
   const states = [...new Set(failure.before.map(({ state }) => JSON.stringify(state)))];
   const message = `no order of the operations explains the completion of #${failure.op.id} (${failure.op.f}): the states the history allows just before are ${states.join(', ')} (with some of the open operations applied)`;
   return { family, rule: 'linearizability', message, ops: sortOps([...lead, ...window]) };
