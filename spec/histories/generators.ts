@@ -55,7 +55,10 @@ function acquireArgs(state: ActorState, rng: Rng): Args {
 
 function lock(state: ActorState, rng: Rng): Planned {
   const top = state.held.at(-1);
-  if (rng.chance(0.02)) return { f: 'forceUnlock', mode: top?.mode ?? 'write', args: {}, pauseMs: rng.int(0, 50) };
+  if (rng.chance(0.02)) {
+    const mode = state.family === 'rwLock' ? (top?.mode ?? 'write') : undefined;
+    return { f: 'forceUnlock', mode, args: {}, pauseMs: rng.int(0, 50) };
+  }
   if (top && rng.chance(0.7)) return { f: 'release', mode: top.mode, args: { of: top.of }, pauseMs: rng.int(0, 60) };
   // Re-entry keeps the mode held; a writer may also take the read lock (a downgrade).
   let mode: 'read' | 'write' | undefined;
