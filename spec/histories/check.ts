@@ -69,16 +69,18 @@ function checkFamily(history: History, family: Family, ops: Op[]): Violation[] {
 }
 
 function linearizabilityViolation(family: Family, failure: LinFailure<unknown, SpecOp>, ops: Op[]): Violation {
-  const ids = new Set([failure.op.id, ...failure.open.map((op) => op.id)]);
-  const window = ops.filter((op) => ids.has(op.id));
-  // What led there: the last changes of capacity or count, and the last acquisitions and releases, before the window opened.
-  const opened = Math.min(...window.map((op) => op.invoke));
-  const before = ops.filter((op) => op.complete < opened && op.outcome === 'ok' && !['availablePermits', 'getCount', 'await'].includes(op.f));
+  const { invoke, end } = failure.op;
+  const open = new Set([failure.op.id, ...failure.open.map((op) => op.id)]);
+  const noEffect = (op: Op): boolean => op.outcome !== 'ok' || ['availablePermits', 'getCount', 'await'].includes(op.f) || (op.f === 'acquire' && op.value === false);
+  // What was open when it failed, and what else ran during the failing operation...
+  const during = ops.filter((op) => open.has(op.id) || (op.complete >= invoke && op.invoke <= end && !noEffect(op)));
+  // ...and what led there: the last changes of capacity or count, and the last acquisitions and releases, before it began.
+  const before = ops.filter((op) => op.complete < invoke && !open.has(op.id) && !noEffect(op));
   const holds = (op: Op): boolean => op.f === 'acquire' || op.f === 'release';
-  const lead = [...before.filter((op) => !holds(op)).slice(-4), ...before.filter((op) => holds(op) && op.value !== false).slice(-4)];
+  const lead = [...before.filter((op) => !holds(op)).slice(-4), ...before.filter(holds).slice(-4)];
   const states = [...new Set(failure.before.map(({ state }) => JSON.stringify(state)))];
   const message = `no order of the operations explains the completion of #${failure.op.id} (${failure.op.f}): the states the history allows just before are ${states.join(', ')} (with some of the open operations applied)`;
-  return { family, rule: 'linearizability', message, ops: sortOps([...lead, ...window]) };
+  return { family, rule: 'linearizability', message, ops: sortOps([...lead, ...during]) };
 }
 
 function sortOps(ops: Op[]): Op[] {

@@ -21,7 +21,7 @@ it(`seed ${seed}: ${opsPerKind} operations per kind (${families.join(', ')}) wit
   const recorded = process.env.HISTORY_FILE;
   const history = recorded ? (JSON.parse(readFileSync(recorded, 'utf8')) as History) : await runHistory({ seed, opsPerKind, families, faults, nodeClients, ownersPerClient });
   const verdict = checkHistory(history);
-  const replay = `npm run test:histories -- --seed ${seed} --ops ${opsPerKind} --families ${families.join(',')} --faults ${faults.join(',')} --clients ${nodeClients} --owners ${ownersPerClient}`;
+  const replay = `npm run test:histories -- --seed ${history.seed} --ops ${history.opsPerKind} --families ${families.join(',')} --faults ${faults.join(',')} --clients ${nodeClients} --owners ${ownersPerClient}`;
   const dir = join(__dirname, '..', '..', '.histories');
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `seed-${seed}.json`);
