@@ -86,6 +86,10 @@ describe('locks', () => {
       { family: 'fencedLock', owner: 'java/1', f: 'acquire', invoke: 4, complete: 5, value: 5 },
     ];
     expect(rules(history(fenced))).toEqual(['fencedLock: fencing tokens']);
+    fenced[2] = { ...fenced[2], invoke: 0.5, value: 6 }; // concurrent, larger: fine
+    expect(rules(history(fenced))).toEqual([]);
+    fenced[2] = { ...fenced[2], value: 5 }; // concurrent, but the same token
+    expect(rules(history(fenced))).toEqual(['fencedLock: fencing tokens']);
   });
 });
 

@@ -114,17 +114,34 @@ export function overlaps(all: readonly Episode[]): Overlap[] {
   return found;
 }
 
-/** Fencing tokens that did not increase: an acquisition that completed before another began has the smaller token. */
+/**
+ * Fencing tokens that did not increase: an acquisition that completed before another began has the
+ * smaller token, and no two are equal. Within one Redis lifetime (a restart starts the counter again);
+ * acquisitions that span a restart are left out.
+ */
 export function tokenViolations(history: History, ops: readonly Op[]): [Op, Op][] {
   const restarts = history.faults.filter((f) => f.type === 'redis-restart');
   const epoch = (t: number): number => restarts.filter((r) => r.end <= t).length;
   const spansRestart = (op: Op): boolean => restarts.some((r) => r.start <= op.complete && r.end >= op.invoke);
   const tokens = ops.filter((op) => op.f === 'acquire' && op.outcome === 'ok' && typeof op.value === 'number' && !spansRestart(op));
+  const epochs = new Map<number, Op[]>();
+  for (const op of tokens) epochs.set(epoch(op.invoke), [...(epochs.get(epoch(op.invoke)) ?? []), op]);
   const found: [Op, Op][] = [];
-  for (const b of tokens) {
-    for (const a of tokens) {
-      if (a === b || epoch(a.invoke) !== epoch(b.invoke)) continue;
-      if ((a.complete < b.invoke && (a.value as number) >= (b.value as number)) || (a.id < b.id && a.value === b.value)) found.push([a, b]);
+  for (const list of epochs.values()) {
+    // Sweep by invocation, with every acquisition completed before it behind the pointer.
+    const byComplete = [...list].sort((a, b) => a.complete - b.complete);
+    const seen = new Map<number, Op>();
+    let greatest: Op | undefined;
+    let i = 0;
+    for (const b of [...list].sort((x, y) => x.invoke - y.invoke)) {
+      while (i < byComplete.length && byComplete[i]!.complete < b.invoke) {
+        const a = byComplete[i++]!;
+        if (!greatest || (a.value as number) > (greatest.value as number)) greatest = a;
+      }
+      const twin = seen.get(b.value as number);
+      if (greatest && (greatest.value as number) >= (b.value as number)) found.push([greatest, b]);
+      else if (twin) found.push([twin, b]);
+      seen.set(b.value as number, b);
     }
   }
   return found;

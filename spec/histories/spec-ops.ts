@@ -48,6 +48,7 @@ export function specOps(history: History, ops: readonly Op[]): SpecOp[] {
   const out: SpecOp[] = [];
   let synthetic = 1_000_000_000;
   const releaseOf = new Map<number, Op>();
+  const byId = new Map(ops.map((op) => [op.id, op]));
   for (const op of ops) if (op.f === 'release' && typeof op.args.of === 'number') releaseOf.set(op.args.of, op);
   const base = (op: Op, must: boolean, endAt = op.complete) => ({ id: op.id, invoke: op.invoke, end: endAt, must });
 
@@ -74,7 +75,7 @@ export function specOps(history: History, ops: readonly Op[]): SpecOp[] {
         break;
       }
       case 'release': {
-        const acquiredBy = ops.find((o) => o.id === op.args.of);
+        const acquiredBy = typeof op.args.of === 'number' ? byId.get(op.args.of) : undefined;
         const id = op.family === 'expirableSemaphore' ? (typeof op.args.permitId === 'string' ? op.args.permitId : typeof acquiredBy?.value === 'string' ? acquiredBy.value : undefined) : undefined;
         if (op.family === 'expirableSemaphore') {
           out.push({ ...base(op, op.outcome !== 'unknown'), f: 'give', n: 1, permit: id, value: ok ? true : isNotHeld(op) ? false : undefined });
