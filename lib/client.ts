@@ -339,7 +339,7 @@ export class RedissonClient {
 
   /**
    * A majority lock over `locks` on independent servers (Redisson's deprecated `getRedLock`): held
-   * with N/2 + 1 members taken within their validity. Cheap: no Redis call. See the README for when
+   * with N/2 + 1 members taken within their validity. Cheap: no Redis call. See docs/multi-lock-and-red-lock.md for when
    * (not) to use it.
    * @throws {InvalidArgumentError} when given no lock, something that is not a lock of a
    *   RedissonClient, the same lock twice, or locks of different kinds.

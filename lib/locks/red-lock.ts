@@ -89,7 +89,7 @@ export class RedLockHandle extends LockHandle {
  * - The handle's `signal` aborts when fewer than the majority of its members are left, or (with an
  *   explicit lease) when its validity runs out.
  *
- * Read the README before relying on it: Redisson deprecates RedLock, and the algorithm assumes
+ * Read docs/multi-lock-and-red-lock.md before relying on it: Redisson deprecates RedLock, and the algorithm assumes
  * bounded clock drift and process pauses and gives no fencing token.
  *
  * @example
