@@ -1,4 +1,4 @@
-import { InvalidArgumentError, LockAcquireTimeoutError, LockNotHeldError, RedissonError } from '../errors';
+import { InvalidArgumentError, LockAcquireTimeoutError, LockNotHeldError, RedisUnavailableError, RedissonError } from '../errors';
 import { ownerToken } from '../keys';
 import {
   checkThreadId,
@@ -11,7 +11,7 @@ import {
 } from '../options';
 import type { WakePolicy } from '../pubsub/wake';
 import { holdCount, isHeldBy, isLocked, newRequestId, remainTimeToLive, type UnlockResult } from '../scripts/lock';
-import { acquireWithWait, fallbackBackOff, type AttemptSource, type BackOff, type GiveUpReason, type WaitStats } from './acquisition';
+import { acquireWithWait, fallbackBackOff, replyWithin, type AttemptSource, type BackOff, type GiveUpReason, type WaitStats } from './acquisition';
 import type { LockContext, LockKind } from './context';
 import { LocalHandOff } from './hand-off';
 import { LockHandle, type HandleLease } from './handle';
@@ -414,7 +414,11 @@ export abstract class BaseLock {
     return lifetime.aborted ? Promise.reject(lifetime.reason) : this.release(threadId, lease as HeldLock | undefined);
   }
 
-  /** Releases one hold of `threadId`, even after shutdown (the connection is the caller's). */
+  /**
+   * Releases one hold of `threadId`, even after shutdown (the connection is the caller's). When the
+   * unlock fails in transit, or gets no reply before the hold's lease would end, it rejects with
+   * `RedisUnavailableError` and the hold counts again, no longer renewed: lost when its term ends.
+   */
   private async release(threadId: number, known?: HeldLock): Promise<void> {
     const owner = this.ownerOf(threadId);
     const sentAt = performance.now();
@@ -422,7 +426,9 @@ export abstract class BaseLock {
     const record = ledger.release(this.name, owner, known);
     // Remaining holds keep the lease of the latest acquisition (Redisson's "internal lease").
     const leaseTime = record?.leaseTime ?? this.ctx.options.lockWatchdogTimeout;
-    const unlocking = this.releaseOnce(owner, leaseTime, newRequestId());
+    const leaseEnd = record ? record.sentAt + record.leaseTime - sentAt : Infinity;
+    const unavailable = (cause: unknown) => new RedisUnavailableError(this.name, 'release', undefined, cause);
+    const unlocking = replyWithin(this.releaseOnce(owner, leaseTime, newRequestId()), leaseEnd, unavailable);
     // When this should free the lock, the next local waiter's attempt goes out right behind it.
     const handOff = record?.holds === 0 ? this.localHandOff(threadId) : undefined;
     let result: UnlockResult;
@@ -430,6 +436,7 @@ export abstract class BaseLock {
       result = await unlocking;
     } catch (error) {
       handOff?.unlocked(false);
+      if (record && error instanceof RedisUnavailableError) ledger.unreleased(record);
       throw error;
     }
     handOff?.unlocked(result === 'released');
@@ -470,6 +477,7 @@ export abstract class BaseLock {
     // A holder re-entering takes nobody's turn (local waiters may be waiting for it): it never queues.
     const reentry = scoped !== undefined && (this.ledger.find(this.name, owner)?.holds ?? 0) > 0;
     return acquireWithWait(this.ctx, {
+      name: this.name,
       attempts: new LockAttempts(this, this.ctx, threadId, owner, scoped === undefined, call, outcome),
       channel: this.channelFor(threadId),
       policy: this.wakePolicy,

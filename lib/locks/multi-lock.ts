@@ -14,6 +14,9 @@ import {
 } from './composite';
 import type { LockContext } from './context';
 
+/** How long after twice the reply grace past its deadline the MultiLock stops waiting for a member, in ms. */
+const SAFETY_NET_MS = 100;
+
 /**
  * All-or-nothing over several locks of any kind, possibly on different clients and servers
  * (Redisson's `RedissonMultiLock`). Nothing of its own is stored in Redis: each member keeps its own
@@ -69,10 +72,13 @@ export class MultiLock extends CompositeLock {
       for (const lock of this.ordered) {
         const waitTime = single ? 0 : Math.max(0, Math.floor(roundEnd - performance.now()));
         const pending = lock.tryAcquireMember({ ...call, waitTime });
-        // Past the deadline, an acquisition still waiting for its reply is given up (and given back if it lands).
+        // A member rejects by itself once its wait and the reply grace are over and Redis has not answered;
+        // this cut, a moment later, is a safety net: it gives up a member acquisition still waiting for its
+        // reply (given back if it lands).
         const late = (_index: number, hold: Hold): void =>
           void releaseMember(memberHold(lock, hold)).catch(this.logged('giving back a late member acquisition failed'));
-        const result = (await settleWithin([pending], deadline - performance.now(), late))[0]!;
+        const bound = deadline - performance.now() + 2 * this.ctx.replyBound.grace + SAFETY_NET_MS;
+        const result = (await settleWithin([pending], bound, late))[0]!;
         if (result.status === 'rejected') {
           await this.giveBack(taken).catch(this.logged('giving back after a failed member acquisition failed'));
           if (result.reason !== CUT_SHORT) throw result.reason;

@@ -85,6 +85,10 @@ export interface PermitSource<T> {
   readonly fromRelease?: () => PermitGrant;
   /** What the call resolves: the grant, or `undefined` when the wait time ran out. */
   outcome(grant: PermitGrant | undefined): T;
+  /** The semaphore's name. */
+  readonly name: string;
+  /** See {@link AttemptSource.resendsUncertain}: false when an uncertain attempt is not taken back. @default true */
+  readonly resendsUncertain?: boolean;
 }
 
 /**
@@ -117,6 +121,10 @@ export class PermitAttempts<T> implements AttemptSource<T> {
 
   abandon(): void {
     this.abandoned = true;
+  }
+
+  get resendsUncertain(): boolean {
+    return this.source.resendsUncertain !== false;
   }
 
   take(gift: unknown): boolean {
@@ -181,6 +189,7 @@ const WAITING = new ClientLocal(() => new Map<string, Map<number, number>>());
 export function waitForPermits<T>(ctx: LockContext, channel: string, permits: number, call: SyncCall, source: PermitSource<T>): Promise<T> {
   const wait = (queueFirst: boolean): Promise<T> =>
     acquireWithWait(ctx, {
+      name: source.name,
       attempts: new PermitAttempts(ctx, source, permits, call.signal),
       channel,
       policy: source.fromRelease ? PASS_WAKE : PERMIT_WAKE,

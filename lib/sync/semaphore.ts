@@ -289,6 +289,9 @@ export class RSemaphore {
     }
     const fromRelease = () => new PermitGrant(UNLEASED, name, permits, []);
     const source = {
+      name,
+      // Permits without an owner: an attempt whose outcome is unknown cannot be taken back, nor sent twice.
+      resendsUncertain: false,
       tryOnce: async () => ((await batchedAttempt(ctx, name, permits)) ? fromRelease() : PERMIT_RECHECK_MS),
       giveBack: () => releasePermits(ctx.scripts, name, permits),
       fromRelease,
