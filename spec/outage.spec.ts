@@ -248,7 +248,7 @@ describe('outage: release, lease and shutdown', () => {
     expect(redisson.diagnostics().leases).toBe(0);
   });
 
-  it('release() with nothing listening and the offline queue off rejects at once; released once Redis answers', async () => {
+  it('release() with nothing listening and the offline queue off rejects at once; the hold stays counted, releasable again', async () => {
     const port = await freePort();
     const server = await serve(port);
     const redis = userConnection(port, { enableOfflineQueue: false });
@@ -278,6 +278,23 @@ describe('outage: release, lease and shutdown', () => {
     process.stdout.write(`\nshutdown() on a frozen server: ${Math.round(ms)} ms\n`);
     expect(ms).toBeLessThan(SHUTDOWN_BOUND_MS + 1_500);
     await waiting;
+  });
+});
+
+describe('outage: the library\'s own connections', () => {
+  it('the subscriber of a client whose server was killed reports its errors through the logger, never unhandled', async () => {
+    const port = await freePort();
+    const server = await serve(port);
+    const logged: string[] = [];
+    const redisson = client(userConnection(port), { logger: { debug: (message) => logged.push(message) } });
+    await redisson.getLock('o:lock').acquire({ leaseTime: 30_000 });
+    const waiting = redisson.getLock('o:lock').tryLock({ waitTime: 30_000, signal: AbortSignal.timeout(3_000) }).catch((e: unknown) => e);
+    await eventually(() => redisson.diagnostics().waiters === 1, 5_000, 'a parked waiter (the subscriber connected)');
+    await stopProcess(server, 'SIGKILL');
+    servers = [];
+    await eventually(() => logged.some((m) => m.includes('subscriber connection failed')), 5_000, 'a subscriber error logged');
+    expect(await waiting).toBeInstanceOf(DOMException); // its signal: it waited through the outage
+    expect(unhandled).toEqual([]);
   });
 });
 
