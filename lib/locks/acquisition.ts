@@ -323,7 +323,6 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
     const resend = this.request.attempts.resendsUncertain !== false || surelyNotRun(error);
     if (!resend || left <= 0) return this.fail(this.unavailable(error));
     this.ctx.logger.debug('an acquire attempt failed in transit; trying again within the wait', { name: this.request.name, error });
-    this.subscription?.leave(this);
     this.startTimer(Math.min(left, this.request.backOff(this.failures)));
     this.failures += 1;
   }
@@ -381,6 +380,8 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
   }
 
   private startTimer(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
     if (!Number.isFinite(ms)) return;
     this.timer = setTimeout(fireTimeUp, Math.min(Math.max(ms, 0), MAX_TIME_MS), this);
     this.timer.unref();

@@ -426,7 +426,8 @@ export abstract class BaseLock {
     const record = ledger.release(this.name, owner, known);
     // Remaining holds keep the lease of the latest acquisition (Redisson's "internal lease").
     const leaseTime = record?.leaseTime ?? this.ctx.options.lockWatchdogTimeout;
-    const leaseEnd = record ? record.sentAt + record.leaseTime - sentAt : Infinity;
+    // At least the reply grace: a lease about to end leaves a healthy Redis time to answer.
+    const leaseEnd = record ? Math.max(record.sentAt + record.leaseTime - sentAt, this.ctx.replyBound.grace) : Infinity;
     const unavailable = (cause: unknown) => new RedisUnavailableError(this.name, 'release', undefined, cause);
     const unlocking = replyWithin(this.releaseOnce(owner, leaseTime, newRequestId()), leaseEnd, unavailable);
     // When this should free the lock, the next local waiter's attempt goes out right behind it.
