@@ -167,10 +167,13 @@ describe('outage: every acquire-like call settles within its wait', () => {
     // Warm: scripts loaded, the subscriber connected.
     await redisson.getLock('o:warm').using(() => undefined, { waitTime: WAIT });
     await redisson.getCountDownLatch('o:warm-latch').await({ waitTime: 10 });
+    const reasons = new Set<string>();
+    redisson.on('acquireFailed', ({ reason }) => reasons.add(reason));
     server.kill('SIGSTOP');
     const settled = await settleAll(redisson);
     report('server frozen (SIGSTOP)', settled);
     expectBoundedOutage(settled);
+    expect([...reasons]).toEqual(['unavailable']);
     server.kill('SIGCONT');
     await expectNothingHeld(admin);
     expect(await admin.get('o:latch')).toBe('1');

@@ -47,7 +47,7 @@ export interface WaitStats {
 }
 
 /** Why an acquisition ended without acquiring. */
-export type GiveUpReason = 'timeout' | 'aborted' | 'closed' | 'error';
+export type GiveUpReason = 'timeout' | 'aborted' | 'closed' | 'unavailable' | 'error';
 
 /** Delays between re-checks when there is no channel to wait on (or no subscription could be made). */
 export type BackOff = (failures: number) => number;
@@ -413,6 +413,7 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
 
   private reasonOf(error: unknown): GiveUpReason {
     if (error instanceof ClientClosedError) return 'closed';
+    if (error instanceof RedisUnavailableError) return 'unavailable';
     return this.request.signal?.aborted && error === this.request.signal.reason ? 'aborted' : 'error';
   }
 
