@@ -444,22 +444,31 @@ function giveUpOnReply(acquisition: { noReply(): void }): void {
   acquisition.noReply();
 }
 
+/** Arms a deadline that calls `fire` once; returns what disarms it. */
+export type Deadline = (fire: () => void) => () => void;
+
+/** A deadline `ms` from now, on a timer of its own. */
+export function afterMs(ms: number): Deadline {
+  return (fire) => {
+    const timer = setTimeout(fire, Math.min(Math.max(ms, 0), MAX_TIME_MS));
+    timer.unref();
+    return () => clearTimeout(timer);
+  };
+}
+
 /**
- * A single reply bounded as an acquisition's attempt is when its wait time is 0: it rejects with
- * `unavailable(cause)` when it fails in transit, or when it has not come within `grace` ms (and the
- * I/O received meanwhile was handled; `Infinity`: no time limit). Any other error passes through.
+ * A single reply, bounded as an acquisition's attempt is: it rejects with `unavailable(cause)` when
+ * it fails in transit, or when it has not come by the `deadline` (once the I/O received meanwhile
+ * was handled; none: no time limit). Any other error passes through.
  */
-export function replyWithin<T>(reply: Promise<T>, grace: number, unavailable: (cause: unknown) => Error): Promise<T> {
+export function replyWithin<T>(reply: Promise<T>, deadline: Deadline | undefined, unavailable: (cause: unknown) => Error): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let overdue: NodeJS.Immediate | undefined;
-    const timer = Number.isFinite(grace)
-      ? setTimeout(() => {
-          overdue = setImmediate(() => reject(unavailable(undefined)));
-        }, Math.min(Math.max(grace, 0), MAX_TIME_MS))
-      : undefined;
-    timer?.unref();
+    const disarm = deadline?.(() => {
+      overdue = setImmediate(() => reject(unavailable(undefined)));
+    });
     const settled = (): void => {
-      clearTimeout(timer);
+      disarm?.();
       if (overdue) clearImmediate(overdue);
     };
     reply.then(

@@ -11,7 +11,7 @@ import {
 } from '../options';
 import type { WakePolicy } from '../pubsub/wake';
 import { holdCount, isHeldBy, isLocked, newRequestId, remainTimeToLive, type UnlockResult } from '../scripts/lock';
-import { acquireWithWait, fallbackBackOff, replyWithin, type AttemptSource, type BackOff, type GiveUpReason, type WaitStats } from './acquisition';
+import { acquireWithWait, fallbackBackOff, replyWithin, type AttemptSource, type Deadline, type BackOff, type GiveUpReason, type WaitStats } from './acquisition';
 import type { LockContext, LockKind } from './context';
 import { LocalHandOff } from './hand-off';
 import { LockHandle, type HandleLease } from './handle';
@@ -423,13 +423,13 @@ export abstract class BaseLock {
     const owner = this.ownerOf(threadId);
     const sentAt = performance.now();
     const { ledger } = this;
+    // Armed before the hold is released, so that the lease's timer, due earlier, serves it.
+    const deadline = this.leaseEndOf(known?.holds ? known : ledger.find(this.name, owner));
     const record = ledger.release(this.name, owner, known);
     // Remaining holds keep the lease of the latest acquisition (Redisson's "internal lease").
     const leaseTime = record?.leaseTime ?? this.ctx.options.lockWatchdogTimeout;
-    // At least the reply grace: a lease about to end leaves a healthy Redis time to answer.
-    const leaseEnd = record ? Math.max(record.sentAt + record.leaseTime - sentAt, this.ctx.replyBound.grace) : Infinity;
     const unavailable = (cause: unknown) => new RedisUnavailableError(this.name, 'release', undefined, cause);
-    const unlocking = replyWithin(this.releaseOnce(owner, leaseTime, newRequestId()), leaseEnd, unavailable);
+    const unlocking = replyWithin(this.releaseOnce(owner, leaseTime, newRequestId()), deadline, unavailable);
     // When this should free the lock, the next local waiter's attempt goes out right behind it.
     const handOff = record?.holds === 0 ? this.localHandOff(threadId) : undefined;
     let result: UnlockResult;
@@ -455,6 +455,22 @@ export abstract class BaseLock {
     }
     const heldMs = record ? performance.now() - record.heldSince : undefined;
     this.ctx.emit('released', { name: this.name, owner, fully: result === 'released', heldMs });
+  }
+
+  /**
+   * The end of `record`'s lease as a deadline on the lease tracker's timer (at least the reply grace
+   * away: a lease about to end leaves a healthy Redis time to answer), armed now; none without a
+   * held record.
+   */
+  private leaseEndOf(record: HeldLock | undefined): Deadline | undefined {
+    if (!record || record.holds === 0) return undefined;
+    const at = Math.max(record.sentAt + record.leaseTime, performance.now() + this.ctx.replyBound.grace);
+    let onEnd: (() => void) | undefined;
+    const disarm = this.ctx.leases.until(at, () => onEnd?.());
+    return (fire) => {
+      onEnd = fire;
+      return disarm;
+    };
   }
 
   private localHandOff(threadId: number) {

@@ -1,6 +1,6 @@
 import { latchChannel } from '../keys';
 import { RedisUnavailableError } from '../errors';
-import { fallbackBackOff, replyWithin } from '../locks/acquisition';
+import { afterMs, fallbackBackOff, replyWithin } from '../locks/acquisition';
 import { ClientLocal, type LockContext } from '../locks/context';
 import { SharedWait } from '../locks/shared-wait';
 import { wakeAll } from '../pubsub/wake';
@@ -151,7 +151,7 @@ export class RCountDownLatch {
       call.signal?.throwIfAborted();
       if (call.waitTime === 0) {
         const unavailable = (cause: unknown) => new RedisUnavailableError(this.name, 'await', 0, cause);
-        return replyWithin(sharedCheck(this.ctx, this.name), this.ctx.replyBound.grace, unavailable).then((outcome) => outcome === null);
+        return replyWithin(sharedCheck(this.ctx, this.name), afterMs(this.ctx.replyBound.grace), unavailable).then((outcome) => outcome === null);
       }
       return this.sharedWait().join(call.waitTime, call.signal);
     });
