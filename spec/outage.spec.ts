@@ -181,6 +181,25 @@ describe('outage: every acquire-like call settles within its wait', () => {
     expect(unhandled).toEqual([]);
   });
 
+  it('a MultiLock holding one member when its server freezes settles within its bound; the member is given back after', async () => {
+    const port = await freePort();
+    const server = await serve(port);
+    const admin = userConnection(port);
+    const redisson = client(userConnection(port));
+    await client(userConnection(port)).getLock('o:m2').lock({ leaseTime: 30_000 });
+    const multi = redisson.getMultiLock(redisson.getLock('o:m1'), redisson.getLock('o:m2'));
+    const startedAt = performance.now();
+    const outcome = multi.tryLock({ waitTime: WAIT, leaseTime: LEASE }).catch((e: unknown) => e);
+    await eventually(() => redisson.diagnostics().waiters === 1, 5_000, 'o:m1 held, waiting for o:m2');
+    server.kill('SIGSTOP');
+    expect(await outcome).toBeInstanceOf(RedisUnavailableError);
+    const ms = performance.now() - startedAt;
+    process.stdout.write(`\nMultiLock, its server frozen while it holds a member: ${Math.round(ms)} ms\n`);
+    expect(ms).toBeLessThan(BOUND);
+    server.kill('SIGCONT');
+    await eventually(async () => (await admin.exists('o:m1')) === 0, 5_000, 'o:m1 given back');
+  });
+
   it('tryLock() without waitTime is one attempt bounded by replyGrace', async () => {
     const port = await freePort();
     const server = await serve(port);

@@ -5,6 +5,7 @@ import {
   BASE_WAIT_PER_LOCK_MS,
   CompositeLock,
   CUT_SHORT,
+  giveBackWithin,
   memberHold,
   releaseMember,
   settleWithin,
@@ -65,6 +66,7 @@ export class MultiLock extends CompositeLock {
     const deadline = call.waitTime === undefined ? Infinity : start + call.waitTime;
     const roundLength = call.waitTime === undefined && !single ? this.ordered.length * BASE_WAIT_PER_LOCK_MS : Infinity;
     const { signal } = call;
+    const { grace } = this.ctx.replyBound;
     for (;;) {
       const roundEnd = Math.min(deadline, performance.now() + roundLength);
       const taken: MemberHold[] = [];
@@ -77,10 +79,10 @@ export class MultiLock extends CompositeLock {
         // reply (given back if it lands).
         const late = (_index: number, hold: Hold): void =>
           void releaseMember(memberHold(lock, hold)).catch(this.logged('giving back a late member acquisition failed'));
-        const bound = deadline - performance.now() + 2 * this.ctx.replyBound.grace + SAFETY_NET_MS;
+        const bound = deadline - performance.now() + 2 * grace + SAFETY_NET_MS;
         const result = (await settleWithin([pending], bound, late))[0]!;
         if (result.status === 'rejected') {
-          await this.giveBack(taken).catch(this.logged('giving back after a failed member acquisition failed'));
+          await giveBackWithin(this.giveBack(taken), deadline + grace, this.logged('giving back after a failed member acquisition failed'));
           if (result.reason !== CUT_SHORT) throw result.reason;
           signal?.throwIfAborted();
           return this.timedOut(call);
@@ -93,7 +95,7 @@ export class MultiLock extends CompositeLock {
       }
       // A member lost while the later ones were being taken (its lease ran out) fails the round.
       if (complete && taken.every((member) => member.lease.tracked)) return { members: taken };
-      await this.giveBack(taken).catch(this.logged('giving back an incomplete round failed'));
+      await giveBackWithin(this.giveBack(taken), deadline + grace, this.logged('giving back an incomplete round failed'));
       if (single || performance.now() >= deadline) return this.timedOut(call);
       signal?.throwIfAborted();
     }
