@@ -67,6 +67,8 @@ export class SharedWait {
   private checking = false;
   /** The transport error of the latest check, while no check has answered since. */
   private failure: unknown;
+  /** Callers past their time waiting for the check in flight. */
+  private overdue = 0;
 
   constructor(
     private readonly ctx: WaitContext,
@@ -104,8 +106,11 @@ export class SharedWait {
    * with `RedisUnavailableError`) or one is in flight (it waits for it up to the reply grace).
    */
   timeUp(caller: SharedCaller): void {
-    if (this.failure !== undefined && !this.checking) return this.unavailable(caller);
-    if (!this.checking) return void (this.leave(caller) && caller.resolve(false));
+    if (!this.checking) {
+      if (this.failure !== undefined) this.unavailable(caller);
+      else if (this.leave(caller)) caller.resolve(false);
+      return;
+    }
     if (caller.overdue) {
       // After the I/O already received: a timer can fire before a reply a stalled loop has not read.
       // Not unref'd: an unref'd immediate lets the loop sleep in its poll phase first.
@@ -113,6 +118,7 @@ export class SharedWait {
       return;
     }
     caller.overdue = true;
+    this.overdue += 1;
     caller.timer = setTimeout(timeUp, this.ctx.replyBound.grace, caller);
     caller.timer.unref();
   }
@@ -184,6 +190,7 @@ export class SharedWait {
 
   /** A check found the state not reached: callers past their time that waited for it get `false`. */
   private answerOverdue(): void {
+    if (this.overdue === 0) return;
     for (const caller of [...this.callers]) {
       if (caller.overdue && this.leave(caller)) caller.resolve(false);
     }
@@ -227,6 +234,7 @@ export class SharedWait {
   }
 
   private forget(caller: SharedCaller): void {
+    if (caller.overdue) this.overdue -= 1;
     if (caller.timer) clearTimeout(caller.timer);
     if (caller.settling) clearImmediate(caller.settling);
     caller.signal?.removeEventListener('abort', caller);
