@@ -512,10 +512,12 @@ export abstract class BaseLock {
     return this.tryAcquireOnce(input);
   }
 
-  /** @internal Undoes uncertain acquisitions, for {@link LockAttempts}; failures are logged. */
-  undo(owner: string, holdsBefore: number): void {
-    this.undoAcquire(owner, holdsBefore).catch((error: unknown) =>
-      this.ctx.logger.debug('undoing an uncertain acquisition failed; the lease ends it', { name: this.name, owner, error }),
+  /** @internal Undoes uncertain acquisitions, for {@link LockAttempts}; resolves once done (failures are logged). */
+  undo(owner: string, holdsBefore: number): Promise<void> {
+    return this.undoAcquire(owner, holdsBefore).then(
+      () => undefined,
+      (error: unknown) =>
+        this.ctx.logger.debug('undoing an uncertain acquisition failed; the lease ends it', { name: this.name, owner, error }),
     );
   }
 
@@ -654,13 +656,14 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
       }
     } catch (error) {
       ledger.endAcquire(record);
-      if (!(error instanceof RedissonError)) lock.undo(owner, believedHolds);
+      // Waited for: an attempt sent again (a failover retried within the wait) must not be overtaken by it.
+      if (!(error instanceof RedissonError)) await lock.undo(owner, believedHolds);
       throw error;
     }
     if (ttl !== null) this.lastTtl = ttl;
     if (ttl !== null || this.abandoned) {
       ledger.endAcquire(record);
-      if (ttl === null) lock.undo(owner, believedHolds);
+      if (ttl === null) void lock.undo(owner, believedHolds);
       return ttl;
     }
     ledger.endAcquire(record, { sentAt, leaseTime: this.leaseTime, renew: this.call.leaseTime === undefined });
