@@ -6,5 +6,6 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/'],
   testMatch: ['**/spec/chaos/**/*.spec.ts'],
   maxWorkers: 1,
+  reporters: ['default', ['<rootDir>/spec/helpers/suite-recorder.js', { suite: 'chaos' }]],
   testTimeout: 300_000,
 };

@@ -14,4 +14,5 @@ module.exports = {
   },
   moduleFileExtensions: ['ts', 'js', 'lua', 'json'],
   testTimeout: 60_000,
+  reporters: ['default', ['<rootDir>/spec/helpers/suite-recorder.js', { suite: 'main' }]],
 };

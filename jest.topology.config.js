@@ -6,5 +6,6 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/'],
   testMatch: ['**/spec/topology/**/*.spec.ts'],
   maxWorkers: 1,
+  reporters: ['default', ['<rootDir>/spec/helpers/suite-recorder.js', { suite: 'topology' }]],
   testTimeout: 180_000,
 };

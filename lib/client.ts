@@ -6,7 +6,7 @@ import { ClientClosedError, InvalidArgumentError } from './errors';
 import type { RedissonEvents } from './events';
 import type { LeaseKind } from './leases/lease';
 import { LeaseTracker } from './leases/tracker';
-import type { Closable } from './locks/acquisition';
+import type { Closable, ReplyBound } from './locks/acquisition';
 import type { BaseLock } from './locks/base-lock';
 import { checkMembers } from './locks/composite';
 import type { ClientLocal, LockContext, LockKind } from './locks/context';
@@ -27,6 +27,16 @@ import { ScriptRunner } from './scripts/runner';
 import { RCountDownLatch } from './sync/count-down-latch';
 import { RPermitExpirableSemaphore } from './sync/permit-expirable-semaphore';
 import { RSemaphore } from './sync/semaphore';
+
+/**
+ * Longest `RedissonClient.shutdown()` waits for Redis (the subscriber's close, the deletion of
+ * unlock latches), in ms: it returns within it even when Redis does not answer.
+ * @example
+ * ```ts
+ * await Promise.race([redisson.shutdown(), sleep(SHUTDOWN_BOUND_MS + 100)]); // never needs the sleep
+ * ```
+ */
+export const SHUTDOWN_BOUND_MS = 1_000;
 
 /**
  * Counts of what a client is holding on to, for monitoring and leak checks.
@@ -123,6 +133,7 @@ export class RedissonClient {
       pubsub: this.pubsub,
       lifetime: this.lifetime.signal,
       pending: this.pending,
+      replyBound: replyBoundOf(this.options, this.scripts),
       ledger: (kind) => this.ledgerOf(kind),
       local: <T>(local: ClientLocal<T>) => this.localOf(local),
       emit: (type, event) => this.emit(type, event),
@@ -339,7 +350,7 @@ export class RedissonClient {
 
   /**
    * A majority lock over `locks` on independent servers (Redisson's deprecated `getRedLock`): held
-   * with N/2 + 1 members taken within their validity. Cheap: no Redis call. See the README for when
+   * with N/2 + 1 members taken within their validity. Cheap: no Redis call. See docs/multi-lock-and-red-lock.md for when
    * (not) to use it.
    * @throws {InvalidArgumentError} when given no lock, something that is not a lock of a
    *   RedissonClient, the same lock twice, or locks of different kinds.
@@ -419,7 +430,8 @@ export class RedissonClient {
    * Stops the watchdog, closes the subscriber connection, deletes the unlock latches still queued
    * and rejects pending waits with {@link ClientClosedError}. Locks still held are not released (they
    * expire with their lease); their handles' signals abort and `lockLost` is emitted for each. The
-   * caller's `redis` connection is left open. Idempotent.
+   * caller's `redis` connection is left open. Idempotent. Returns within {@link SHUTDOWN_BOUND_MS}
+   * even when Redis does not answer (latches not deleted by then expire by themselves).
    * @example
    * ```ts
    * process.once('SIGTERM', async () => {
@@ -434,7 +446,15 @@ export class RedissonClient {
     this.lifetime.abort(closed);
     for (const acquisition of [...this.pending]) acquisition.close(closed);
     this.leases.shutdown();
-    await Promise.all([this.pubsub.shutdown(), this.scripts.flush()]);
+    const closing = Promise.all([this.pubsub.shutdown(), this.scripts.flush()]);
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, SHUTDOWN_BOUND_MS);
+      timer.unref();
+    });
+    const answered = await Promise.race([closing.then(() => true), bound.then(() => false)]);
+    clearTimeout(timer);
+    if (!answered) this.options.logger.debug('shutdown: Redis did not answer in time; the unlock latches left expire by themselves');
     this.emitter.all.clear();
   }
 
@@ -469,6 +489,16 @@ export class RedissonClient {
       });
     }
   }
+}
+
+/** How long past their wait acquisitions wait for a reply: `replyGrace`, extended by replica sync's own bound. */
+function replyBoundOf(options: ResolvedOptions, scripts: ScriptRunner): ReplyBound {
+  const { timeout, retries, retryDelay } = options.replicaSync;
+  return {
+    grace: options.replyGrace,
+    syncing: () => scripts.syncing,
+    syncGrace: (retries + 1) * (timeout + retryDelay),
+  };
 }
 
 /** Renewal batches must not span cluster slots; outside a cluster any grouping will do. */

@@ -15,7 +15,8 @@ export type RedissonErrorCode =
   | 'ERR_LOCK_REENTRY'
   | 'ERR_QUORUM'
   | 'ERR_CLIENT_CLOSED'
-  | 'ERR_REPLICA_SYNC';
+  | 'ERR_REPLICA_SYNC'
+  | 'ERR_REDIS_UNAVAILABLE';
 
 /**
  * Base class of every error this library throws; `code` tells them apart without `instanceof`.
@@ -293,5 +294,42 @@ export class ReplicaSyncError extends RedissonError {
       `None of ${replicas} replica(s) acknowledged ${script} on '${key}' within ${timeout} ms, in ${rounds} round(s). ` +
         'Raise replicaSync.timeout, check the replicas, or set replicaSync.enabled = false.',
     );
+  }
+}
+
+/**
+ * Redis could not be reached, or did not answer, within what the call allowed: one rule for every
+ * kind. An acquire-like call with a `waitTime` (`tryLock`, `tryAcquire`, `acquire`, `using`, a
+ * latch's `await`) rejects with it at most `replyGrace` ms after its wait ran out when its last
+ * attempt failed in transit or got no reply; `tryLock` and `tryAcquire` reject too rather than
+ * resolve `false` / `null`, which mean "held by someone else". A release or unlock rejects with it
+ * when its reply is lost; the handle's `signal` then aborts once the lease can no longer be
+ * confirmed. `cause` is the transport error ioredis gave, if any (none when no reply came).
+ * Anything an attempt may have taken after the caller gave up is taken back once Redis answers.
+ * @example
+ * ```ts
+ * try {
+ *   await redisson.getLock('job').using(() => runJob(), { waitTime: 1_000 });
+ * } catch (error) {
+ *   if (error instanceof RedisUnavailableError) return reply503('try again later', error.cause);
+ *   throw error;
+ * }
+ * ```
+ */
+export class RedisUnavailableError extends RedissonError {
+  readonly code = 'ERR_REDIS_UNAVAILABLE';
+
+  constructor(
+    /** The name of the lock, semaphore or latch the call was for. */
+    readonly lockName: string,
+    /** What the call was doing, e.g. `acquire` or `release`. */
+    readonly operation: string,
+    /** The call's wait in ms; `undefined` when it had none. */
+    readonly waitTime: number | undefined,
+    cause?: unknown,
+  ) {
+    const wait = waitTime === undefined ? '' : ` within its wait of ${waitTime} ms`;
+    const why = cause instanceof Error ? `: ${cause.message}` : ': no reply came';
+    super(`Redis could not be reached for the ${operation} of '${lockName}'${wait}${why}`, cause === undefined ? undefined : { cause });
   }
 }

@@ -53,8 +53,8 @@ export type RedissonEvents = {
   /** An acquisition ended without the lock: its wait ran out, its signal aborted, the client closed, or an error. */
   acquireFailed: LockEvent &
     AcquisitionStats & {
-      /** How it ended. */
-      reason: 'timeout' | 'aborted' | 'closed' | 'error';
+      /** How it ended (`unavailable`: Redis could not be reached or did not answer in time). */
+      reason: 'timeout' | 'aborted' | 'closed' | 'unavailable' | 'error';
     };
   /** One hold of a lock was released. */
   released: LockEvent & {

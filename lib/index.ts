@@ -1,4 +1,4 @@
-export { RedissonClient, type ClientDiagnostics } from './client';
+export { RedissonClient, SHUTDOWN_BOUND_MS, type ClientDiagnostics } from './client';
 export type { RedisConnection } from './connection';
 export {
   ClientClosedError,
@@ -10,6 +10,7 @@ export {
   QuorumError,
   RedissonError,
   ReplicaSyncError,
+  RedisUnavailableError,
   type MemberOutcome,
   type RedissonErrorCode,
 } from './errors';

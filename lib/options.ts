@@ -56,6 +56,16 @@ export interface RedissonOptions {
    */
   subscriptionTimeout?: number;
   /**
+   * The bound of an acquire-like call with a `waitTime` during an outage: how long in ms past its
+   * wait it waits for the reply of an attempt still in flight (Redis frozen, a reply lost, the
+   * connection still connecting) before it gives up with `RedisUnavailableError` and takes back
+   * whatever the attempt may do should it land later. So such a call settles within
+   * `waitTime + replyGrace` (a lock write waiting for replicas, see `replicaSync`, may take its own
+   * bound on top). Also `tryLock()` without `waitTime` is one attempt bounded by it. Not in Redisson.
+   * @default 250
+   */
+  replyGrace?: number;
+  /**
    * Sharded pub/sub (SPUBLISH/SSUBSCRIBE). `auto` follows Redisson: on for Redis Cluster when the
    * server supports it, off otherwise.
    * @default 'auto'
@@ -181,6 +191,7 @@ export const DEFAULTS: ResolvedOptions = Object.freeze({
   fairLockWaitTimeout: 300_000,
   fairLockChannelLinger: 250,
   subscriptionTimeout: 7_500,
+  replyGrace: 250,
   shardedPubSub: 'auto',
   logger: SILENT,
   replicaSync: REPLICA_SYNC_DEFAULTS,
@@ -263,6 +274,7 @@ export function resolveOptions(options: RedissonOptions | undefined): ResolvedOp
   checkTime('fairLockWaitTimeout', resolved.fairLockWaitTimeout, { min: 1 });
   checkTime('fairLockChannelLinger', resolved.fairLockChannelLinger, { min: 0 });
   checkTime('subscriptionTimeout', resolved.subscriptionTimeout, { min: 1 });
+  checkTime('replyGrace', resolved.replyGrace, { min: 0 });
   if (typeof (resolved.logger as Partial<Logger> | null)?.debug !== 'function') {
     throw new InvalidArgumentError('logger must be an object with a debug(message, details) method');
   }

@@ -4,7 +4,7 @@ import { LOCK_USER, LOCK_USER_RULES } from './helpers/acl';
 import { useRedis } from './helpers/fixture';
 
 lockContract({
-  kind: 'RLock as a Redis user with only the rules the README lists',
+  kind: 'RLock as a Redis user with only the rules docs/security.md lists',
   factory: 'getLock',
   channel: lockChannel,
   reentrant: true,

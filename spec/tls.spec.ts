@@ -9,7 +9,7 @@ import { useTopology } from './helpers/topology';
 
 /*
  * Managed Redis as most production services reach it: over TLS, as an ACL user with only the rights
- * the README's least-privilege recipe lists. The server has no plain port, so every connection the
+ * the least-privilege recipe of docs/security.md lists. The server has no plain port, so every connection the
  * library makes (its own subscriber included) must carry the TLS settings and the user of the
  * connection it was given.
  */

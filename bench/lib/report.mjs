@@ -1,4 +1,4 @@
-// Turns the run's results into latest.json, latest.md, latest.svg and the README section.
+// Turns the run's results into latest.json, latest.md, latest.svg and the section docs/benchmarks.md quotes.
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';

@@ -20,6 +20,12 @@ export interface LeaseTrackerSettings {
   now?: () => number;
 }
 
+/** See {@link LeaseTracker.until}. */
+interface Deadline {
+  readonly at: number;
+  readonly onEnd: () => void;
+}
+
 /**
  * Tracks every lease a client holds. One timer renews the renewed leases in batches (grouped by
  * kind and group) every third of `renewalLease`. A lease is lost when renewal finds it no longer
@@ -29,6 +35,8 @@ export interface LeaseTrackerSettings {
  */
 export class LeaseTracker {
   private readonly leases = new Set<Lease>();
+  /** Calls waiting for a reply that must come before a lease's end (see {@link until}). */
+  private readonly deadlines = new Set<Deadline>();
   private timer: NodeJS.Timeout | undefined;
   private timerAt = 0;
   private renewing = false;
@@ -72,8 +80,28 @@ export class LeaseTracker {
     lease.tracked = false;
     lease.listeners = undefined;
     this.leases.delete(lease);
-    if (this.leases.size > 0 || !this.timer) return;
-    clearTimeout(this.timer); // the timer goes with the last lease
+    this.clearIfIdle();
+  }
+
+  /**
+   * Calls `onEnd` on the tracker's timer once `at` (monotonic ms) has passed, unless the function
+   * returned is called first: for a release waiting for its reply, which past the lease's end can
+   * no longer be confirmed. Costs no timer of its own while a lease's timer is due earlier.
+   */
+  until(at: number, onEnd: () => void): () => void {
+    const deadline: Deadline = { at, onEnd };
+    this.deadlines.add(deadline);
+    this.schedule(at);
+    return () => {
+      this.deadlines.delete(deadline);
+      this.clearIfIdle();
+    };
+  }
+
+  /** The timer goes with the last lease and the last deadline. */
+  private clearIfIdle(): void {
+    if (this.leases.size > 0 || this.deadlines.size > 0 || !this.timer) return;
+    clearTimeout(this.timer);
     this.timer = undefined;
   }
 
@@ -125,6 +153,7 @@ export class LeaseTracker {
     const earliestRenewal = this.now() + this.period;
     let next = Infinity;
     for (const lease of this.leases) next = Math.min(next, this.dueAt(lease, earliestRenewal));
+    for (const deadline of this.deadlines) next = Math.min(next, deadline.at);
     if (next < Infinity) this.schedule(next);
   }
 
@@ -136,6 +165,11 @@ export class LeaseTracker {
   private onTimer(): void {
     this.timer = undefined;
     const now = this.now();
+    for (const deadline of [...this.deadlines]) {
+      if (now < deadline.at) continue;
+      this.deadlines.delete(deadline);
+      deadline.onEnd();
+    }
     for (const lease of [...this.leases]) {
       if (now - lease.sentAt < lease.leaseTime) continue;
       this.lose(lease, lease.renew

@@ -1,4 +1,5 @@
-import { ClientClosedError } from '../errors';
+import { isTransportError, surelyNotRun } from '../connection';
+import { ClientClosedError, RedisUnavailableError } from '../errors';
 import { MAX_TIME_MS, type Logger } from '../options';
 import type { PubSubManager, ShareOptions, Subscription } from '../pubsub/manager';
 import type { AttemptReport, Waiter } from '../pubsub/wait-queue';
@@ -20,6 +21,13 @@ export interface AttemptSource<T> {
    * Absent: only messages and timers wake the acquisition.
    */
   claim?(gift: unknown): boolean;
+  /**
+   * Whether an attempt that failed in transit (its outcome unknown) may be sent again while time is
+   * left: only when such an attempt takes back what it may have done, or counts once when repeated.
+   * One that surely did not run (never sent, a CLUSTERDOWN reply) is tried again either way.
+   * @default true
+   */
+  readonly resendsUncertain?: boolean;
   /** What the acquisition resolves once it acquired (`true`) or its wait time ran out (`false`). */
   conclude(acquired: boolean, stats: WaitStats): T | Promise<T>;
   /**
@@ -40,7 +48,7 @@ export interface WaitStats {
 }
 
 /** Why an acquisition ended without acquiring. */
-export type GiveUpReason = 'timeout' | 'aborted' | 'closed' | 'error';
+export type GiveUpReason = 'timeout' | 'aborted' | 'closed' | 'unavailable' | 'error';
 
 /** Delays between re-checks when there is no channel to wait on (or no subscription could be made). */
 export type BackOff = (failures: number) => number;
@@ -52,6 +60,23 @@ const FALLBACK_MAX_MS = 1_000;
 /** Doubling from 25 ms to 1 s, each delay jittered by ±50 %. */
 export const fallbackBackOff: BackOff = (failures) =>
   Math.min(FALLBACK_MIN_MS * 2 ** failures, FALLBACK_MAX_MS) * (0.5 + Math.random());
+
+/**
+ * How long an acquisition waits for the reply of an attempt still in flight when its wait time
+ * runs out, before it gives up with `RedisUnavailableError` (and takes back what the attempt may
+ * do should it land later).
+ */
+export interface ReplyBound {
+  /** Ms past the wait time. */
+  readonly grace: number;
+  /**
+   * Whether some write was answered and now waits for its replicas (replica sync): Redis answers,
+   * so the bound is extended once, by `syncGrace`.
+   */
+  syncing(): boolean;
+  /** Ms the bound is extended by while replica sync runs: its own bound. */
+  readonly syncGrace: number;
+}
 
 /** Something in progress that the client's shutdown must end at once. */
 export interface Closable {
@@ -67,10 +92,14 @@ export interface WaitContext {
   readonly lifetime: AbortSignal;
   /** Acquisitions under way; the client closes them all on shutdown. */
   readonly pending: Set<Closable>;
+  /** How long past its wait time an attempt in flight is waited for. */
+  readonly replyBound: ReplyBound;
 }
 
 /** One acquisition's wait. */
 export interface WaitRequest<T> {
+  /** What is acquired (a lock's, semaphore's or latch's name), for errors. */
+  name: string;
   attempts: AttemptSource<T>;
   /** Channel whose messages announce a release; `undefined`: re-check on `backOff` alone (spin). */
   channel: string | undefined;
@@ -105,6 +134,12 @@ export interface WaitRequest<T> {
  * bounded by the TTL the attempt reported and by the time left. Resolves what the attempts make of
  * the outcome (acquired, or out of time); rejects with the signal's reason, `ClientClosedError`, or an attempt's error. A subscription that
  * cannot be made degrades to TTL-bounded re-checks with jittered back-off.
+ *
+ * Outages: an attempt that fails in transit is tried again on the back-off while time is left
+ * (without a wait time: until the signal aborts); once the time is out it rejects with
+ * `RedisUnavailableError` whose `cause` is the transport error. An attempt still unanswered when
+ * the wait time runs out is waited for `replyBound.grace` ms more, then abandoned (taken back should
+ * it land) and the wait rejects with `RedisUnavailableError` too.
  */
 export function acquireWithWait<T>(ctx: WaitContext, request: WaitRequest<T>): Promise<T> {
   return new Acquisition(ctx, request).promise;
@@ -131,6 +166,12 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
   /** Who woke this attempt and wants its outcome (a local hand-off). */
   private report: AttemptReport | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** Set when the reply bound ran out: gives up after the I/O already received is handled. */
+  private overdue: NodeJS.Immediate | undefined;
+  /** The reply bound was extended for replica sync. */
+  private extended = false;
+  /** The transport error of the latest attempt that failed in transit, if any. */
+  private lastFailure: unknown;
   private done = false;
   private readonly startedAt = performance.now();
   attempts = 0;
@@ -208,9 +249,10 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
     this.fail(this.request.signal?.reason);
   }
 
-  /** @internal The wait's timer fired. */
+  /** @internal The wait's timer fired (while an attempt is in flight: its reply bound ran out). */
   timeUp(): void {
     this.timer = undefined;
+    if (this.attempting) return this.replyOverdue();
     this.subscription?.leave(this);
     this.attempt();
   }
@@ -220,14 +262,43 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
     this.queueFirst = false;
     this.attempting = true;
     this.attempts += 1;
+    // Bounds the attempt's reply by the deadline plus the grace (no timer runs during an attempt).
+    if (this.deadline !== Infinity) this.startTimer(this.deadline - performance.now() + this.ctx.replyBound.grace);
     this.request.attempts.attempt().then(
       (ttl) => this.attempted(ttl),
       (error: unknown) => this.attemptFailed(error),
     );
   }
 
+  /**
+   * No reply within the bound. Replica sync under way extends it once; otherwise the acquisition
+   * gives up on the attempt, after the I/O already received (a timer can fire before a reply that
+   * arrived during a stalled event loop is read).
+   */
+  private replyOverdue(): void {
+    const bound = this.ctx.replyBound;
+    if (!this.extended && bound.syncing()) {
+      this.extended = true;
+      return this.startTimer(bound.syncGrace);
+    }
+    // Not unref'd: an unref'd immediate lets the loop sleep in its poll phase first (it runs this turn).
+    this.overdue = setImmediate(giveUpOnReply, this);
+  }
+
+  /** @internal The reply bound ran out and the I/O received meanwhile was handled. */
+  noReply(): void {
+    this.overdue = undefined;
+    if (this.attempting) this.fail(this.unavailable(this.lastFailure));
+  }
+
+  private unavailable(cause: unknown): RedisUnavailableError {
+    return new RedisUnavailableError(this.request.name, 'acquire', this.request.waitTime, cause);
+  }
+
   private attempted(ttl: number | null): void {
     this.attempting = false;
+    this.lastFailure = undefined;
+    this.clearTimer();
     this.reportAttempt(ttl === null);
     if (this.done) return;
     if (ttl === null) return this.settle(true);
@@ -237,10 +308,23 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
     this.wait(ttl >= 0 ? Math.min(ttl, left) : left);
   }
 
+  /**
+   * A transport failure is tried again on the back-off while time is left, unless the attempt's
+   * outcome is unknown and it cannot be sent twice; any other error rejects as it is.
+   */
   private attemptFailed(error: unknown): void {
     this.attempting = false;
+    this.clearTimer();
     this.reportAttempt(false);
-    this.fail(error);
+    if (this.done) return;
+    if (!isTransportError(error)) return this.fail(error);
+    this.lastFailure = error;
+    const left = this.deadline - performance.now();
+    const resend = this.request.attempts.resendsUncertain !== false || surelyNotRun(error);
+    if (!resend || left <= 0) return this.fail(this.unavailable(error));
+    this.ctx.logger.debug('an acquire attempt failed in transit; trying again within the wait', { name: this.request.name, error });
+    this.startTimer(Math.min(left, this.request.backOff(this.failures)));
+    this.failures += 1;
   }
 
   private reportAttempt(acquired: boolean): void {
@@ -296,6 +380,8 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
   }
 
   private startTimer(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
     if (!Number.isFinite(ms)) return;
     this.timer = setTimeout(fireTimeUp, Math.min(Math.max(ms, 0), MAX_TIME_MS), this);
     this.timer.unref();
@@ -304,6 +390,8 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
   private clearTimer(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    if (this.overdue) clearImmediate(this.overdue);
+    this.overdue = undefined;
   }
 
   private settle(acquired: boolean): void {
@@ -325,6 +413,7 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
 
   private reasonOf(error: unknown): GiveUpReason {
     if (error instanceof ClientClosedError) return 'closed';
+    if (error instanceof RedisUnavailableError) return 'unavailable';
     return this.request.signal?.aborted && error === this.request.signal.reason ? 'aborted' : 'error';
   }
 
@@ -349,4 +438,48 @@ function isPermissionError(error: unknown): boolean {
 
 function fireTimeUp(acquisition: { timeUp(): void }): void {
   acquisition.timeUp();
+}
+
+function giveUpOnReply(acquisition: { noReply(): void }): void {
+  acquisition.noReply();
+}
+
+/** Arms a deadline that calls `fire` once; returns what disarms it. */
+export type Deadline = (fire: () => void) => () => void;
+
+/** A deadline `ms` from now, on a timer of its own. */
+export function afterMs(ms: number): Deadline {
+  return (fire) => {
+    const timer = setTimeout(fire, Math.min(Math.max(ms, 0), MAX_TIME_MS));
+    timer.unref();
+    return () => clearTimeout(timer);
+  };
+}
+
+/**
+ * A single reply, bounded as an acquisition's attempt is: it rejects with `unavailable(cause)` when
+ * it fails in transit, or when it has not come by the `deadline` (once the I/O received meanwhile
+ * was handled; none: no time limit). Any other error passes through.
+ */
+export function replyWithin<T>(reply: Promise<T>, deadline: Deadline | undefined, unavailable: (cause: unknown) => Error): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let overdue: NodeJS.Immediate | undefined;
+    const disarm = deadline?.(() => {
+      overdue = setImmediate(() => reject(unavailable(undefined)));
+    });
+    const settled = (): void => {
+      disarm?.();
+      if (overdue) clearImmediate(overdue);
+    };
+    reply.then(
+      (value) => {
+        settled();
+        resolve(value);
+      },
+      (error: unknown) => {
+        settled();
+        reject(isTransportError(error) ? unavailable(error) : error);
+      },
+    );
+  });
 }

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, LockAcquireTimeoutError, LockNotHeldError, RedissonError } from '../errors';
+import { InvalidArgumentError, LockAcquireTimeoutError, LockNotHeldError, RedisUnavailableError, RedissonError } from '../errors';
 import { ownerToken } from '../keys';
 import {
   checkThreadId,
@@ -11,7 +11,7 @@ import {
 } from '../options';
 import type { WakePolicy } from '../pubsub/wake';
 import { holdCount, isHeldBy, isLocked, newRequestId, remainTimeToLive, type UnlockResult } from '../scripts/lock';
-import { acquireWithWait, fallbackBackOff, type AttemptSource, type BackOff, type GiveUpReason, type WaitStats } from './acquisition';
+import { acquireWithWait, fallbackBackOff, replyWithin, type AttemptSource, type Deadline, type BackOff, type GiveUpReason, type WaitStats } from './acquisition';
 import type { LockContext, LockKind } from './context';
 import { LocalHandOff } from './hand-off';
 import { LockHandle, type HandleLease } from './handle';
@@ -414,15 +414,22 @@ export abstract class BaseLock {
     return lifetime.aborted ? Promise.reject(lifetime.reason) : this.release(threadId, lease as HeldLock | undefined);
   }
 
-  /** Releases one hold of `threadId`, even after shutdown (the connection is the caller's). */
+  /**
+   * Releases one hold of `threadId`, even after shutdown (the connection is the caller's). When the
+   * unlock fails in transit, or gets no reply before the hold's lease would end, it rejects with
+   * `RedisUnavailableError` and the hold counts again, no longer renewed: lost when its term ends.
+   */
   private async release(threadId: number, known?: HeldLock): Promise<void> {
     const owner = this.ownerOf(threadId);
     const sentAt = performance.now();
     const { ledger } = this;
+    // Armed before the hold is released, so that the lease's timer, due earlier, serves it.
+    const deadline = this.leaseEndOf(known?.holds ? known : ledger.find(this.name, owner));
     const record = ledger.release(this.name, owner, known);
     // Remaining holds keep the lease of the latest acquisition (Redisson's "internal lease").
     const leaseTime = record?.leaseTime ?? this.ctx.options.lockWatchdogTimeout;
-    const unlocking = this.releaseOnce(owner, leaseTime, newRequestId());
+    const unavailable = (cause: unknown) => new RedisUnavailableError(this.name, 'release', undefined, cause);
+    const unlocking = replyWithin(this.releaseOnce(owner, leaseTime, newRequestId()), deadline, unavailable);
     // When this should free the lock, the next local waiter's attempt goes out right behind it.
     const handOff = record?.holds === 0 ? this.localHandOff(threadId) : undefined;
     let result: UnlockResult;
@@ -430,6 +437,7 @@ export abstract class BaseLock {
       result = await unlocking;
     } catch (error) {
       handOff?.unlocked(false);
+      if (record && error instanceof RedisUnavailableError) ledger.unreleased(record);
       throw error;
     }
     handOff?.unlocked(result === 'released');
@@ -447,6 +455,22 @@ export abstract class BaseLock {
     }
     const heldMs = record ? performance.now() - record.heldSince : undefined;
     this.ctx.emit('released', { name: this.name, owner, fully: result === 'released', heldMs });
+  }
+
+  /**
+   * The end of `record`'s lease as a deadline on the lease tracker's timer (at least the reply grace
+   * away: a lease about to end leaves a healthy Redis time to answer), armed now; none without a
+   * held record.
+   */
+  private leaseEndOf(record: HeldLock | undefined): Deadline | undefined {
+    if (!record || record.holds === 0) return undefined;
+    const at = Math.max(record.sentAt + record.leaseTime, performance.now() + this.ctx.replyBound.grace);
+    let onEnd: (() => void) | undefined;
+    const disarm = this.ctx.leases.until(at, () => onEnd?.());
+    return (fire) => {
+      onEnd = fire;
+      return disarm;
+    };
   }
 
   private localHandOff(threadId: number) {
@@ -470,6 +494,7 @@ export abstract class BaseLock {
     // A holder re-entering takes nobody's turn (local waiters may be waiting for it): it never queues.
     const reentry = scoped !== undefined && (this.ledger.find(this.name, owner)?.holds ?? 0) > 0;
     return acquireWithWait(this.ctx, {
+      name: this.name,
       attempts: new LockAttempts(this, this.ctx, threadId, owner, scoped === undefined, call, outcome),
       channel: this.channelFor(threadId),
       policy: this.wakePolicy,
@@ -487,10 +512,12 @@ export abstract class BaseLock {
     return this.tryAcquireOnce(input);
   }
 
-  /** @internal Undoes uncertain acquisitions, for {@link LockAttempts}; failures are logged. */
-  undo(owner: string, holdsBefore: number): void {
-    this.undoAcquire(owner, holdsBefore).catch((error: unknown) =>
-      this.ctx.logger.debug('undoing an uncertain acquisition failed; the lease ends it', { name: this.name, owner, error }),
+  /** @internal Undoes uncertain acquisitions, for {@link LockAttempts}; resolves once done (failures are logged). */
+  undo(owner: string, holdsBefore: number): Promise<void> {
+    return this.undoAcquire(owner, holdsBefore).then(
+      () => undefined,
+      (error: unknown) =>
+        this.ctx.logger.debug('undoing an uncertain acquisition failed; the lease ends it', { name: this.name, owner, error }),
     );
   }
 
@@ -629,13 +656,14 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
       }
     } catch (error) {
       ledger.endAcquire(record);
-      if (!(error instanceof RedissonError)) lock.undo(owner, believedHolds);
+      // Waited for: an attempt sent again (a failover retried within the wait) must not be overtaken by it.
+      if (!(error instanceof RedissonError)) await lock.undo(owner, believedHolds);
       throw error;
     }
     if (ttl !== null) this.lastTtl = ttl;
     if (ttl !== null || this.abandoned) {
       ledger.endAcquire(record);
-      if (ttl === null) lock.undo(owner, believedHolds);
+      if (ttl === null) void lock.undo(owner, believedHolds);
       return ttl;
     }
     ledger.endAcquire(record, { sentAt, leaseTime: this.leaseTime, renew: this.call.leaseTime === undefined });

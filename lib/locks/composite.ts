@@ -129,6 +129,26 @@ export function settleWithin(
 const CUT_SHORT_RESULT: MemberResult = Object.freeze({ status: 'rejected', reason: CUT_SHORT });
 
 /**
+ * @internal Waits for a give-back at most until `until` (monotonic ms): a composite acquisition
+ * that failed settles within its bound (its wait plus the reply grace) even when a member's server
+ * does not answer. The give-back goes on (each member's release is bounded by its lease); its
+ * failure is logged through `logged`.
+ */
+export function giveBackWithin(giving: Promise<void>, until: number, logged: (error: unknown) => void): Promise<void> {
+  const watched = giving.catch(logged);
+  const ms = Math.max(until - performance.now(), 0);
+  if (!Number.isFinite(ms)) return watched;
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, Math.min(ms, MAX_TIME_MS));
+    timer.unref();
+    void watched.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+/**
  * Resolves after `ms`, or rejects with the reason as soon as `signal` aborts; clears its timer and
  * listener either way.
  */

@@ -1,4 +1,5 @@
-import { LockNotHeldError, type LockLostError } from '../errors';
+import { isTransportError } from '../connection';
+import { LockNotHeldError, RedisUnavailableError, type LockLostError } from '../errors';
 
 /**
  * @internal What a handle watches for the loss of its hold: a lock's `Lease`, or a composite lock's
@@ -86,8 +87,11 @@ export class LockHandle implements AsyncDisposable {
    * Releases this hold. The first call rejects with `LockNotHeldError` if the lock was lost before it
    * (the signal aborted) or is no longer held by this owner: the work it guarded may not have been
    * exclusive. A lost lock is still released if Redis has it, so nothing outlives the handle. Later
-   * calls do nothing.
+   * calls do nothing, unless a lock's release rejected with `RedisUnavailableError`: then the hold
+   * is still watched (its `signal` aborts once its lease ends unconfirmed) and a later call tries
+   * again. Permits whose release failed in transit are not released twice (their outcome is unknown).
    * @throws {LockNotHeldError} on the first call, when the hold was lost or is gone from Redis.
+   * @throws {RedisUnavailableError} when the unlock failed in transit or got no reply before the lease would end.
    * @throws {ClientClosedError} after the client's `shutdown()`.
    * @example
    * ```ts
@@ -109,6 +113,13 @@ export class LockHandle implements AsyncDisposable {
     try {
       await this.lock.releaseHold(this.threadId, this.lease);
     } catch (error) {
+      if (error instanceof RedisUnavailableError) {
+        // A lock's hold still counted, as far as this client knows: watched again, and releasable again.
+        this.releasing = undefined;
+        this.lease.watch(this.onLost);
+      } else if (isTransportError(error)) {
+        throw new RedisUnavailableError(this.name, 'release', undefined, error);
+      }
       if (!(error instanceof LockNotHeldError) || !lost) throw error;
     }
     if (lost) {

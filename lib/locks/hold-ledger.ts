@@ -107,6 +107,19 @@ export class HoldLedger {
     this.untrack(record);
   }
 
+  /**
+   * Counts again a hold whose release may not have reached Redis. Its lease is not renewed any
+   * more: unless a later release gets through, the tracker declares it lost (its handles' signals
+   * abort) once its term ends.
+   */
+  unreleased(record: HeldLock): void {
+    const current = this.records.get(record.key);
+    if (current !== undefined && current !== record) return; // the owner acquired it anew meanwhile
+    this.records.set(record.key, record);
+    record.holds += 1;
+    if (record.holds === 1) this.tracker.track(record, { sentAt: record.sentAt, leaseTime: record.leaseTime, renew: false });
+  }
+
   /** Declares every owner's holds on `name` lost. */
   loseAll(name: string, reason: string): void {
     for (const record of [...this.records.values()]) {

@@ -5,6 +5,7 @@ import {
   BASE_WAIT_PER_LOCK_MS,
   CompositeLock,
   CUT_SHORT,
+  giveBackWithin,
   memberHold,
   releaseMember,
   settleWithin,
@@ -13,6 +14,9 @@ import {
   type Taken,
 } from './composite';
 import type { LockContext } from './context';
+
+/** How long after twice the reply grace past its deadline the MultiLock stops waiting for a member, in ms. */
+const SAFETY_NET_MS = 100;
 
 /**
  * All-or-nothing over several locks of any kind, possibly on different clients and servers
@@ -62,6 +66,7 @@ export class MultiLock extends CompositeLock {
     const deadline = call.waitTime === undefined ? Infinity : start + call.waitTime;
     const roundLength = call.waitTime === undefined && !single ? this.ordered.length * BASE_WAIT_PER_LOCK_MS : Infinity;
     const { signal } = call;
+    const { grace } = this.ctx.replyBound;
     for (;;) {
       const roundEnd = Math.min(deadline, performance.now() + roundLength);
       const taken: MemberHold[] = [];
@@ -69,12 +74,15 @@ export class MultiLock extends CompositeLock {
       for (const lock of this.ordered) {
         const waitTime = single ? 0 : Math.max(0, Math.floor(roundEnd - performance.now()));
         const pending = lock.tryAcquireMember({ ...call, waitTime });
-        // Past the deadline, an acquisition still waiting for its reply is given up (and given back if it lands).
+        // A member rejects by itself once its wait and the reply grace are over and Redis has not answered;
+        // this cut, a moment later, is a safety net: it gives up a member acquisition still waiting for its
+        // reply (given back if it lands).
         const late = (_index: number, hold: Hold): void =>
           void releaseMember(memberHold(lock, hold)).catch(this.logged('giving back a late member acquisition failed'));
-        const result = (await settleWithin([pending], deadline - performance.now(), late))[0]!;
+        const bound = deadline - performance.now() + 2 * grace + SAFETY_NET_MS;
+        const result = (await settleWithin([pending], bound, late))[0]!;
         if (result.status === 'rejected') {
-          await this.giveBack(taken).catch(this.logged('giving back after a failed member acquisition failed'));
+          await giveBackWithin(this.giveBack(taken), deadline + grace, this.logged('giving back after a failed member acquisition failed'));
           if (result.reason !== CUT_SHORT) throw result.reason;
           signal?.throwIfAborted();
           return this.timedOut(call);
@@ -87,7 +95,7 @@ export class MultiLock extends CompositeLock {
       }
       // A member lost while the later ones were being taken (its lease ran out) fails the round.
       if (complete && taken.every((member) => member.lease.tracked)) return { members: taken };
-      await this.giveBack(taken).catch(this.logged('giving back an incomplete round failed'));
+      await giveBackWithin(this.giveBack(taken), deadline + grace, this.logged('giving back an incomplete round failed'));
       if (single || performance.now() >= deadline) return this.timedOut(call);
       signal?.throwIfAborted();
     }

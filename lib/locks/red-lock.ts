@@ -5,6 +5,7 @@ import {
   BASE_WAIT_PER_LOCK_MS,
   CompositeLock,
   CUT_SHORT,
+  giveBackWithin,
   memberHold,
   pause,
   releaseMember,
@@ -89,7 +90,7 @@ export class RedLockHandle extends LockHandle {
  * - The handle's `signal` aborts when fewer than the majority of its members are left, or (with an
  *   explicit lease) when its validity runs out.
  *
- * Read the README before relying on it: Redisson deprecates RedLock, and the algorithm assumes
+ * Read docs/multi-lock-and-red-lock.md before relying on it: Redisson deprecates RedLock, and the algorithm assumes
  * bounded clock drift and process pauses and gives no fencing token.
  *
  * @example
@@ -133,20 +134,21 @@ export class RedLock extends CompositeLock {
     const leaseTime = call.leaseTime ?? this.ctx.options.lockWatchdogTimeout;
     const drift = clockDrift(leaseTime);
     const { signal } = call;
+    const { grace } = this.ctx.replyBound;
     for (;;) {
       const roundStart = performance.now();
       const wait = single || call.waitTime === 0 ? 0 : Math.max(0, Math.min(perMember, Math.floor(deadline - roundStart)));
       const settled = await this.round(call, wait);
       const members = this.taken(settled);
       if (signal?.aborted) {
-        await this.giveBack(members);
+        await giveBackWithin(this.giveBack(members), performance.now() + grace, this.logged('giving back after an abort failed'));
         throw signal.reason;
       }
       const validity = leaseTime - (performance.now() - roundStart) - drift;
       if (members.length >= this.quorum && validity > 0) {
         return { members, validity, validFor: call.leaseTime === undefined ? undefined : validity };
       }
-      await this.giveBack(members);
+      await giveBackWithin(this.giveBack(members), deadline + grace, this.logged('giving back a round without quorum failed'));
       const why = members.length >= this.quorum ? 'no-validity' : 'no-quorum';
       const error = new QuorumError(this.name, this.quorum, this.outcomes(settled), why);
       const left = deadline - performance.now();

@@ -1,12 +1,18 @@
+import { isTransportError } from '../connection';
+import { RedisUnavailableError } from '../errors';
 import { MAX_TIME_MS } from '../options';
 import { acquireWithWait, type WaitContext, type WaitRequest } from './acquisition';
 
-/** What a {@link SharedWait}'s one acquisition is made of: its channel and bounds. */
-export type SharedWaitRequest = Pick<WaitRequest<void>, 'channel' | 'policy' | 'backOff' | 'turnBound'>;
+/** What a {@link SharedWait}'s one acquisition is made of: its name, channel and bounds. */
+export type SharedWaitRequest = Pick<WaitRequest<void>, 'name' | 'channel' | 'policy' | 'backOff' | 'turnBound'>;
 
 /** One caller of a {@link SharedWait}: its promise, its own time limit and signal. */
 class SharedCaller {
   timer: NodeJS.Timeout | undefined;
+  /** Its time ran out while a check was in flight: it waits for that check up to the reply grace. */
+  overdue = false;
+  /** Set once its reply grace ran out: settles it after the I/O already received is handled. */
+  settling: NodeJS.Immediate | undefined;
 
   constructor(
     readonly wait: SharedWait,
@@ -15,6 +21,8 @@ class SharedCaller {
     readonly resolve: (reached: boolean) => void,
     readonly reject: (error: unknown) => void,
     readonly signal: AbortSignal | undefined,
+    /** Its wait in ms, if it has one. */
+    readonly waitTime: number | undefined,
   ) {}
 
   /** The caller's signal aborted (an object listener: no closure per caller). */
@@ -25,7 +33,11 @@ class SharedCaller {
 
 function timeUp(caller: SharedCaller): void {
   caller.timer = undefined;
-  if (caller.wait.leave(caller)) caller.resolve(false);
+  caller.wait.timeUp(caller);
+}
+
+function giveUpOnReply(caller: SharedCaller): void {
+  caller.wait.noReply(caller);
 }
 
 /**
@@ -37,6 +49,10 @@ function timeUp(caller: SharedCaller): void {
  * code as it was sent unless {@link invalidate}d meanwhile: no reply or message reaches the client
  * within a run, so for them it tells no less than a check of their own. Callers a check that found
  * the state cannot answer get the next one at once.
+ *
+ * Outages follow the acquisitions' rule: a caller whose time runs out while the checks fail in
+ * transit rejects with `RedisUnavailableError` (their error its `cause`); one whose time runs out
+ * with a check in flight waits `replyGrace` ms more for it, then rejects the same way.
  */
 export class SharedWait {
   private readonly callers = new Set<SharedCaller>();
@@ -47,6 +63,12 @@ export class SharedWait {
   private joinable = false;
   private started = false;
   private ended = false;
+  /** A check is in flight. */
+  private checking = false;
+  /** The transport error of the latest check, while no check has answered since. */
+  private failure: unknown;
+  /** Callers past their time waiting for the check in flight. */
+  private overdue = 0;
 
   constructor(
     private readonly ctx: WaitContext,
@@ -63,7 +85,7 @@ export class SharedWait {
    */
   join(waitTime: number | undefined, signal: AbortSignal | undefined): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
-      const caller = new SharedCaller(this, this.joinable ? this.sent : this.sent + 1, resolve, reject, signal);
+      const caller = new SharedCaller(this, this.joinable ? this.sent : this.sent + 1, resolve, reject, signal, waitTime);
       this.callers.add(caller);
       signal?.addEventListener('abort', caller, { once: true });
       if (waitTime !== undefined) {
@@ -77,6 +99,39 @@ export class SharedWait {
   /** A write by this client to what the checks read: a check sent before it answers no later caller. */
   invalidate(): void {
     this.joinable = false;
+  }
+
+  /**
+   * @internal A caller's time ran out: it gets `false`, unless the checks are failing (it rejects
+   * with `RedisUnavailableError`) or one is in flight (it waits for it up to the reply grace).
+   */
+  timeUp(caller: SharedCaller): void {
+    if (!this.checking) {
+      if (this.failure !== undefined) this.unavailable(caller);
+      else if (this.leave(caller)) caller.resolve(false);
+      return;
+    }
+    if (caller.overdue) {
+      // After the I/O already received: a timer can fire before a reply a stalled loop has not read.
+      // Not unref'd: an unref'd immediate lets the loop sleep in its poll phase first.
+      caller.settling = setImmediate(giveUpOnReply, caller);
+      return;
+    }
+    caller.overdue = true;
+    this.overdue += 1;
+    caller.timer = setTimeout(timeUp, this.ctx.replyBound.grace, caller);
+    caller.timer.unref();
+  }
+
+  /** @internal A caller's reply grace ran out and the I/O received meanwhile was handled. */
+  noReply(caller: SharedCaller): void {
+    caller.settling = undefined;
+    if (this.checking) this.unavailable(caller);
+    else if (this.leave(caller)) caller.resolve(false);
+  }
+
+  private unavailable(caller: SharedCaller): void {
+    if (this.leave(caller)) caller.reject(new RedisUnavailableError(this.request.name, 'await', caller.waitTime, this.failure));
   }
 
   /** @internal Takes a caller out (time-out, abort); returns whether it was still waiting. */
@@ -107,11 +162,37 @@ export class SharedWait {
   private async attempt(): Promise<number | null> {
     for (;;) {
       const number = this.send();
-      const outcome = await this.check();
+      const outcome = await this.checked();
       if (this.ended) return null;
-      if (outcome !== null) return outcome;
+      if (outcome !== null) {
+        this.answerOverdue();
+        return outcome;
+      }
       this.answer(number);
       if (this.ended) return null;
+    }
+  }
+
+  /** One check, noting whether it is in flight and whether it failed in transit. */
+  private async checked(): Promise<number | null> {
+    this.checking = true;
+    try {
+      const outcome = await this.check();
+      this.failure = undefined;
+      return outcome;
+    } catch (error) {
+      if (isTransportError(error)) this.failure = error;
+      throw error;
+    } finally {
+      this.checking = false;
+    }
+  }
+
+  /** A check found the state not reached: callers past their time that waited for it get `false`. */
+  private answerOverdue(): void {
+    if (this.overdue === 0) return;
+    for (const caller of [...this.callers]) {
+      if (caller.overdue && this.leave(caller)) caller.resolve(false);
     }
   }
 
@@ -153,7 +234,9 @@ export class SharedWait {
   }
 
   private forget(caller: SharedCaller): void {
+    if (caller.overdue) this.overdue -= 1;
     if (caller.timer) clearTimeout(caller.timer);
+    if (caller.settling) clearImmediate(caller.settling);
     caller.signal?.removeEventListener('abort', caller);
   }
 }

@@ -82,6 +82,7 @@ export class ScriptRunner {
   /** Waits for replicas after writes marked {@link ReplicatedWrite}. */
   readonly replicas: ReplicaSync;
   private readonly onError: (error: unknown, what: string) => void;
+  private syncs = 0;
 
   constructor(
     /** The connection scripts and reads go to. */
@@ -104,7 +105,19 @@ export class ScriptRunner {
   run(script: Script, keys: readonly string[], args: readonly ScriptArg[], write?: ReplicatedWrite): Promise<unknown> {
     const sent = this.send(script, keys, args);
     if (!write || keys.length === 0 || !this.replicas.mayWait(keys[0]!)) return sent;
-    return sent.then((reply) => this.synced(script, keys, args, write, reply));
+    return sent.then(async (reply) => {
+      this.syncs += 1;
+      try {
+        return await this.synced(script, keys, args, write, reply);
+      } finally {
+        this.syncs -= 1;
+      }
+    });
+  }
+
+  /** Whether some write was answered and now waits for its replicas (replica sync under way). */
+  get syncing(): boolean {
+    return this.syncs > 0;
   }
 
   private send(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {

@@ -1,5 +1,6 @@
 import { latchChannel } from '../keys';
-import { fallbackBackOff } from '../locks/acquisition';
+import { RedisUnavailableError } from '../errors';
+import { afterMs, fallbackBackOff, replyWithin } from '../locks/acquisition';
 import { ClientLocal, type LockContext } from '../locks/context';
 import { SharedWait } from '../locks/shared-wait';
 import { wakeAll } from '../pubsub/wake';
@@ -148,7 +149,10 @@ export class RCountDownLatch {
       const call = resolveSyncOptions(options, ['waitTime', 'signal'], 'await');
       this.ctx.lifetime.throwIfAborted();
       call.signal?.throwIfAborted();
-      if (call.waitTime === 0) return sharedCheck(this.ctx, this.name).then((outcome) => outcome === null);
+      if (call.waitTime === 0) {
+        const unavailable = (cause: unknown) => new RedisUnavailableError(this.name, 'await', 0, cause);
+        return replyWithin(sharedCheck(this.ctx, this.name), afterMs(this.ctx.replyBound.grace), unavailable).then((outcome) => outcome === null);
+      }
       return this.sharedWait().join(call.waitTime, call.signal);
     });
   }
@@ -159,7 +163,7 @@ export class RCountDownLatch {
     const waits = ctx.local(SHARED_WAITS);
     let wait = waits.get(name);
     if (!wait) {
-      const request = { channel: this.channel, policy: wakeAll, backOff: fallbackBackOff, turnBound: LATCH_RECHECK_MS };
+      const request = { name, channel: this.channel, policy: wakeAll, backOff: fallbackBackOff, turnBound: LATCH_RECHECK_MS };
       const created: SharedWait = new SharedWait(ctx, request, () => sharedCheck(ctx, name), () => {
         if (waits.get(name) === created) waits.delete(name);
       });

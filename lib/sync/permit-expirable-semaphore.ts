@@ -406,6 +406,7 @@ export class RPermitExpirableSemaphore {
     const { ctx, name } = this;
     const leaseTime = call.watchdog ? ctx.options.lockWatchdogTimeout : call.leaseTime;
     const source = {
+      name,
       tryOnce: async () => {
         const ids = Array.from({ length: permits }, () => randomBytes(16));
         const sentAt = performance.now();

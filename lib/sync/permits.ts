@@ -86,6 +86,10 @@ export interface PermitSource<T> {
   readonly joinsReleases?: boolean;
   /** What the call resolves: the grant, or `undefined` when the wait time ran out. */
   outcome(grant: PermitGrant | undefined): T;
+  /** The semaphore's name. */
+  readonly name: string;
+  /** See {@link AttemptSource.resendsUncertain}: false when an uncertain attempt is not taken back. @default true */
+  readonly resendsUncertain?: boolean;
 }
 
 /**
@@ -118,6 +122,10 @@ export class PermitAttempts<T> implements AttemptSource<T> {
 
   abandon(): void {
     this.abandoned = true;
+  }
+
+  get resendsUncertain(): boolean {
+    return this.source.resendsUncertain !== false;
   }
 
   claim(gift: unknown): boolean {
@@ -180,6 +188,7 @@ const WAITING = new ClientLocal(() => new Map<string, Map<number, number>>());
 export function waitForPermits<T>(ctx: LockContext, channel: string, permits: number, call: SyncCall, source: PermitSource<T>): Promise<T> {
   const wait = (queueFirst: boolean): Promise<T> =>
     acquireWithWait(ctx, {
+      name: source.name,
       attempts: new PermitAttempts(ctx, source, permits, call.signal),
       channel,
       policy: source.joinsReleases ? PASS_WAKE : PERMIT_WAKE,

@@ -313,6 +313,9 @@ export class RSemaphore {
       return Promise.resolve(outcome(new PermitGrant(UNLEASED, name, 0, [])));
     }
     const source = {
+      name,
+      // Permits without an owner: an attempt whose outcome is unknown cannot be taken back, nor sent twice.
+      resendsUncertain: false,
       tryOnce: async () => ((await batchedAttempt(ctx, name, permits)) ? new PermitGrant(UNLEASED, name, permits, []) : PERMIT_RECHECK_MS),
       giveBack: () => releasePermits(ctx.scripts, name, permits),
       joinsReleases: true,

@@ -1,5 +1,5 @@
 /**
- * The least privileges RLock needs, as the README lists them: the commands of its scripts and reads,
+ * The least privileges RLock needs, as docs/security.md lists them: the commands of its scripts and reads,
  * keys of the locks (here `contract:*`), their channels (scripts get channels as KEYS too, as
  * Redisson's do) and latches. For `ACL SETUSER <user> reset ...`; the password is `locker-secret`.
  */

@@ -1,20 +1,20 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ts from 'typescript';
 import { makeConsumer, ROOT, run, runOk, typecheck } from '../helpers/consumer';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 
-// The README's ```ts snippets are type-checked (strict, nodenext) against the built package and
-// run against a throwaway Redis, so that they cannot drift from the library.
+// The ```ts snippets of the README and of every guide in docs/ are type-checked (strict, nodenext)
+// against the built package and run against a throwaway Redis, so that they cannot drift from the
+// library.
 jest.setTimeout(300_000);
 
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
-const snippets = [...README.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m, i) => ({
-  name: `snippet-${i + 1}`,
-  code: m[1]!,
-  line: README.slice(0, m.index).split('\n').length + 1,
-}));
+const DOCUMENTS = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((file) => file.endsWith('.md')).map((file) => `docs/${file}`)];
+const snippets = DOCUMENTS.flatMap((document) => {
+  const text = readFileSync(join(ROOT, document), 'utf8');
+  return [...text.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => ({ document, code: m[1]!, line: text.slice(0, m.index).split('\n').length + 1 }));
+}).map((snippet, i) => ({ ...snippet, name: `snippet-${i + 1}` }));
 
 let redis: TestRedis;
 let consumer: { dir: string; cleanup: () => Promise<void> };
@@ -31,22 +31,23 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-describe('README snippets', () => {
+describe('snippets of the README and the guides', () => {
   it('are there, and the Quick start runs on Node 20 as it is: no `await using`, the named Redis import', () => {
-    expect(snippets.length).toBeGreaterThanOrEqual(4);
+    expect(snippets.filter((s) => s.document === 'README.md').length).toBeGreaterThanOrEqual(2);
+    expect(snippets.length).toBeGreaterThanOrEqual(10);
     const quickStart = snippets[0]!.code;
     expect(quickStart).not.toMatch(/^\s*await using /m);
     expect(quickStart).toMatch(/import \{ Redis \} from 'ioredis'/);
     expect(quickStart).toMatch(/new Redis\(process\.env\.REDIS_URL \?\? 'redis:\/\/127\.0\.0\.1:6379'\)/);
-    expect(README).not.toMatch(/import Redis from 'ioredis'/);
+    for (const document of DOCUMENTS) expect({ document, text: readFileSync(join(ROOT, document), 'utf8') }).not.toMatchObject({ text: expect.stringMatching(/import Redis from 'ioredis'/) });
   });
 
   it('type-check under strict nodenext against the built package', async () => {
     const result = await typecheck(consumer.dir, snippets.map((s) => `${s.name}.mts`));
-    // Report errors by README line to make a drift easy to find.
+    // Report errors by document and line to make a drift easy to find.
     const report = (result.stdout + result.stderr).replace(/snippet-(\d+)\.mts\((\d+),/g, (_all, n: string, line: string) => {
       const snippet = snippets[Number(n) - 1]!;
-      return `README.md(${snippet.line + Number(line) - 1},`;
+      return `${snippet.document}(${snippet.line + Number(line) - 1},`;
     });
     expect(report).toBe('');
     expect(result.code).toBe(0);
@@ -65,8 +66,9 @@ describe('README snippets', () => {
         const file = join(consumer.dir, `${snippet.name}.mjs`);
         await writeFile(file, js);
         const result = await run(process.execPath, [file], { cwd: consumer.dir, env, timeout: 60_000 });
-        expect({ line: snippet.line, code: result.code, stderr: result.stderr }).toEqual({ line: snippet.line, code: 0, stderr: '' });
-        expect({ line: snippet.line, keys: await admin.keys('*') }).toEqual({ line: snippet.line, keys: [] });
+        const at = `${snippet.document}:${snippet.line}`;
+        expect({ at, code: result.code, stderr: result.stderr }).toEqual({ at, code: 0, stderr: '' });
+        expect({ at, keys: await admin.keys('*') }).toEqual({ at, keys: [] });
       }
     } finally {
       admin.disconnect();
