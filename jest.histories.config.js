@@ -6,4 +6,5 @@ module.exports = {
   testPathIgnorePatterns: ['/node_modules/'],
   testMatch: ['**/spec/histories/**/*.spec.ts'],
   maxWorkers: 1,
+  reporters: ['default', ['<rootDir>/spec/helpers/suite-recorder.js', { suite: 'histories' }]],
 };
