@@ -1,7 +1,70 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 /** What `redis-server` logs once it serves clients. */
 const READY_LINE = 'Ready to accept connections';
+
+/**
+ * The server binary every helper starts: `IOREDISSON_SERVER_BIN` when set (a path, e.g. a Redis 6.2
+ * `redis-server` or a `valkey-server`), else `redis-server` from `PATH`.
+ */
+export function serverBinary(): string {
+  return process.env.IOREDISSON_SERVER_BIN || 'redis-server';
+}
+
+/**
+ * The command-line client that creates clusters: `IOREDISSON_CLI_BIN` when set, else the `*-cli` next
+ * to `IOREDISSON_SERVER_BIN` (`valkey-cli` beside `valkey-server`) when there is one, else `redis-cli`.
+ */
+export function cliBinary(): string {
+  if (process.env.IOREDISSON_CLI_BIN) return process.env.IOREDISSON_CLI_BIN;
+  const server = process.env.IOREDISSON_SERVER_BIN;
+  if (server) {
+    const sibling = join(dirname(server), basename(server).replace(/server$/, 'cli'));
+    if (sibling !== server && existsSync(sibling)) return sibling;
+  }
+  return 'redis-cli';
+}
+
+/** What {@link serverVersion} found. */
+export interface ServerVersion {
+  /** `redis` or `valkey`. */
+  readonly name: string;
+  readonly major: number;
+  readonly minor: number;
+  /** As printed, e.g. `6.2.14`. */
+  readonly version: string;
+}
+
+let version: ServerVersion | undefined;
+
+/** The server binary's product and version, from `<binary> --version` (read once per process). */
+export function serverVersion(): ServerVersion {
+  if (!version) {
+    const text = execFileSync(serverBinary(), ['--version'], { encoding: 'utf8' });
+    const found = /^(\w+) server v=(\d+)\.(\d+)\.\S*/i.exec(text.trim());
+    if (!found) throw new Error(`cannot tell the version of ${serverBinary()} from: ${text}`);
+    version = {
+      name: found[1]!.toLowerCase(),
+      major: Number(found[2]),
+      minor: Number(found[3]),
+      version: found[0].slice(found[0].indexOf('v=') + 2),
+    };
+  }
+  return version;
+}
+
+/** Whether the server has 7.0's options (`--enable-debug-command`, `--cluster-port`): Redis 7+ and every Valkey. */
+export function hasRedis7Options(): boolean {
+  const { name, major } = serverVersion();
+  return name !== 'redis' || major >= 7;
+}
+
+/** `--enable-debug-command local` where the option exists; Redis 6.2 allows DEBUG without it. */
+export function debugCommandArgs(): string[] {
+  return hasRedis7Options() ? ['--enable-debug-command', 'local'] : [];
+}
 
 /**
  * Every server started and not yet seen exit. Should a test run end without its clean-up (a failed
@@ -19,11 +82,11 @@ process.once('exit', () => {
 });
 
 /**
- * Starts `redis-server` with `args` and resolves once it logs `readyLine`; rejects with its output
+ * Starts the server binary ({@link serverBinary}) with `args` and resolves once it logs `readyLine`; rejects with its output
  * (having stopped it) when it exits, fails to start or overruns `timeoutMs` first.
  */
 export async function spawnRedis(args: readonly string[], port: number, timeoutMs: number, readyLine = READY_LINE): Promise<ChildProcess> {
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(serverBinary(), args, { stdio: ['ignore', 'pipe', 'pipe'] });
   live.add(child);
   child.once('exit', () => live.delete(child));
   try {

@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import Redis, { type RedisOptions } from 'ioredis';
-import { spawnRedis, stopProcess } from './redis-process';
+import { debugCommandArgs, spawnRedis, stopProcess } from './redis-process';
 
 /** Longest wait for a server to start, in ms: generous, the machine running the tests may be loaded. */
 const READY_TIMEOUT = 20_000;
@@ -24,7 +24,7 @@ export async function startRedis(): Promise<TestRedis> {
   let url: string;
   const port = external ? 0 : await freePort();
   const launch = async (): Promise<void> => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--enable-debug-command', 'local'];
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...debugCommandArgs()];
     server = await spawnRedis(args, port, READY_TIMEOUT);
   };
   const kill = async (signal: NodeJS.Signals): Promise<void> => {
@@ -67,6 +67,16 @@ export function freePort(): Promise<number> {
       const { port } = probe.address() as { port: number };
       probe.close(() => resolve(port));
     });
+  });
+}
+
+/** Whether nobody listens on loopback `port` right now. */
+export function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.unref();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
   });
 }
 

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis, { type RedisOptions } from 'ioredis';
-import { spawnRedis, stopProcess } from './redis-process';
+import { debugCommandArgs, spawnRedis, stopProcess } from './redis-process';
 import { eventually, freePort } from './redis-server';
 
 /**
@@ -78,7 +78,7 @@ export async function startSentinel(options: SentinelGroupOptions = {}): Promise
       const replicaOf = i === 0 ? [] : ['--replicaof', HOST, String(ports[0])];
       const args = [
         '--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir,
-        '--dbfilename', `dump-${port}.rdb`, '--enable-debug-command', 'local', '--repl-diskless-sync-delay', '0', ...replicaOf,
+        '--dbfilename', `dump-${port}.rdb`, ...debugCommandArgs(), '--repl-diskless-sync-delay', '0', ...replicaOf,
       ];
       const child = await spawnRedis(args, port, READY_TIMEOUT);
       processes.push(child);
