@@ -1,6 +1,7 @@
 export { RedissonClient, type ClientDiagnostics } from './client';
 export type { RedisConnection } from './connection';
 export {
+  AofSyncUnavailableError,
   ClientClosedError,
   InvalidArgumentError,
   LockAcquireTimeoutError,

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { RedisConnection } from '../connection';
-import { ReplicaSyncError } from '../errors';
+import { AofSyncUnavailableError, ReplicaSyncError } from '../errors';
 import { REPLICA_SYNC_DEFAULTS, type ResolvedReplicaSync } from '../options';
 import { INCLUDES } from './includes';
 import { LatchReaper } from './latch-reaper';
 import { PublishCommand, type PublishCommandName } from './publish';
-import { ReplicaSync } from './replica-sync';
+import { AofUnavailable, ReplicaSync } from './replica-sync';
 
 /** A Lua script with its SHA-1, ready for EVALSHA. */
 export interface Script {
@@ -127,10 +127,15 @@ export class ScriptRunner {
     for (let round = 1; ; round++) {
       // A call sent once keeps its first reply; only a re-sent call's reply is judged again.
       if ((round === 1 || resend) && write.changed && !write.changed(reply)) return reply;
-      const outcome = await this.replicas.sync(key);
-      if (!outcome || outcome.acked > 0) return reply;
+      const outcome = await this.replicas.sync(key).catch(async (error: unknown) => {
+        if (!(error instanceof AofUnavailable)) throw error;
+        if (resend && write.undo) await write.undo(reply);
+        throw new AofSyncUnavailableError(script.name, key, error.cause as Error);
+      });
+      if (!outcome || outcome.synced) return reply;
       if (resend && write.undo) await write.undo(reply);
-      const error = new ReplicaSyncError(script.name, key, outcome.replicas, round, timeout);
+      const aof = outcome.local === undefined ? undefined : { local: outcome.local, acked: outcome.acked };
+      const error = new ReplicaSyncError(script.name, key, outcome.replicas, round, timeout, aof);
       if (round > retries) throw error;
       const next = resend ? 'is sent again' : 'waits again';
       this.onError(error, `replica sync of ${script.name}; round ${round + 1} of ${retries + 1} ${next}`);

@@ -66,6 +66,17 @@ export function debugCommandArgs(): string[] {
   return hasRedis7Options() ? ['--enable-debug-command', 'local'] : [];
 }
 
+/** Whether the server has `WAITAOF`: Redis 7.2+ and every Valkey. */
+export function hasWaitAof(): boolean {
+  const { name, major, minor } = serverVersion();
+  return name !== 'redis' || major > 7 || (major === 7 && minor >= 2);
+}
+
+/** An append-only file (Redis 6.2) or folder (7.0+) named after `port`, for servers sharing a `--dir`. */
+export function aofFileArgs(port: number): string[] {
+  return hasRedis7Options() ? ['--appenddirname', `aof-${port}`] : ['--appendfilename', `aof-${port}.aof`];
+}
+
 /**
  * Every server started and not yet seen exit. Should a test run end without its clean-up (a failed
  * `beforeAll`, a crash, jest forcing its way out), they are killed by PID as the process exits.

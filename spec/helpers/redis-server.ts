@@ -17,15 +17,18 @@ export interface TestRedis {
   restart(): Promise<void>;
 }
 
-/** Starts `redis-server` on a free loopback port (no persistence), or uses `REDIS_URL` when set. */
-export async function startRedis(): Promise<TestRedis> {
+/**
+ * Starts `redis-server` on a free loopback port (no persistence unless `args` asks for it: extra
+ * server options, e.g. `['--appendonly', 'yes']`), or uses `REDIS_URL` when set.
+ */
+export async function startRedis(args: readonly string[] = []): Promise<TestRedis> {
   const external = process.env.REDIS_URL;
   let server: ChildProcess | undefined;
   let url: string;
   const port = external ? 0 : await freePort();
   const launch = async (): Promise<void> => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...debugCommandArgs()];
-    server = await spawnRedis(args, port, READY_TIMEOUT);
+    const options = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...debugCommandArgs(), ...args];
+    server = await spawnRedis(options, port, READY_TIMEOUT);
   };
   const kill = async (signal: NodeJS.Signals): Promise<void> => {
     if (server) await stopProcess(server, signal);

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis, { type RedisOptions } from 'ioredis';
-import { debugCommandArgs, spawnRedis, stopProcess } from './redis-process';
+import { aofFileArgs, debugCommandArgs, spawnRedis, stopProcess } from './redis-process';
 import { eventually, freePort } from './redis-server';
 
 /**
@@ -38,6 +38,8 @@ export interface SentinelGroupOptions {
   replicas?: number;
   /** Sentinels; 0 makes a plain primary/replica group. @default 3 */
   sentinels?: number;
+  /** Extra options of the primary and the replicas, e.g. `['--appendonly', 'yes']`. @default none */
+  args?: readonly string[];
 }
 
 const HOST = '127.0.0.1';
@@ -78,7 +80,8 @@ export async function startSentinel(options: SentinelGroupOptions = {}): Promise
       const replicaOf = i === 0 ? [] : ['--replicaof', HOST, String(ports[0])];
       const args = [
         '--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir,
-        '--dbfilename', `dump-${port}.rdb`, ...debugCommandArgs(), '--repl-diskless-sync-delay', '0', ...replicaOf,
+        '--dbfilename', `dump-${port}.rdb`, ...aofFileArgs(port), ...debugCommandArgs(), '--repl-diskless-sync-delay', '0',
+        ...replicaOf, ...(options.args ?? []),
       ];
       const child = await spawnRedis(args, port, READY_TIMEOUT);
       processes.push(child);
