@@ -294,7 +294,12 @@ export class ReplicaSyncError extends RedissonError {
      * With `replicaSync.aof`: what the last `WAITAOF` found; whether the primary fsynced the write
      * to its AOF, and how many replicas did (`replicas` counts those waited for). Absent for a `WAIT`.
      */
-    readonly aof?: { readonly local: boolean; readonly acked: number },
+    readonly aof?: {
+      /** Whether the primary fsynced the write. */
+      readonly local: boolean;
+      /** Replicas that fsynced it. */
+      readonly acked: number;
+    },
   ) {
     super(
       aof
