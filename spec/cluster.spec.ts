@@ -3,7 +3,7 @@ import Redis, { type ClusterOptions } from 'ioredis';
 import { RedissonClient, type RedissonEvents, type RedissonOptions } from '../lib';
 import { startCluster, type TestCluster } from './helpers/cluster';
 import { delay } from './helpers/fixture';
-import { hasRedis7Options } from './helpers/redis-process';
+import { hasRedis7Options } from './helpers/server-source';
 import { eventually } from './helpers/redis-server';
 
 /*

@@ -1,10 +1,11 @@
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis, { Cluster, type ClusterOptions } from 'ioredis';
 import { eventually, freePort, isFree } from './redis-server';
-import { cliBinary, debugCommandArgs, hasRedis7Options, spawnRedis, stopProcess } from './redis-process';
+import { spawnRedis, stopProcess, type ServerProcess } from './redis-process';
+import { cliBinary, debugCommandArgs, hasRedis7Options } from './server-source';
 import { replicasCaughtUp } from './sentinel';
 
 /** One node of a test cluster. */
@@ -79,7 +80,7 @@ const MANUAL_FAILOVER_MS = 8_000;
 export async function startCluster(shape: ClusterShape | number = {}): Promise<TestCluster> {
   const { masters = 3, replicas = 0, nodeTimeout = 15_000 } = typeof shape === 'number' ? { masters: shape } : shape;
   const dir = await mkdtemp(join(tmpdir(), 'ioredisson-cluster-'));
-  const processes = new Map<number, ChildProcess>();
+  const processes = new Map<number, ServerProcess>();
   const all: ClusterNode[] = [];
   const nodes: ClusterNode[] = [];
   const connections: Cluster[] = [];
@@ -177,7 +178,10 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
     }
 
     const addresses = all.map((n) => `${n.host}:${n.port}`);
-    await run(cliBinary(), ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'], CREATE_TIMEOUT);
+    const create = ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'];
+    // Servers in containers: the image's own redis-cli, as no local one may exist.
+    const first = processes.get(all[0]!.port)!;
+    await (first.run ? first.run(['redis-cli', ...create]) : run(cliBinary(), create, CREATE_TIMEOUT));
     await settle(replicas);
     const lines = await clusterNodes();
     for (const node of all) if (lines.find((l) => l.port === node.port)?.flags.includes('master')) nodes.push(node);
@@ -197,7 +201,7 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
     if (!line) throw new Error(`no primary serves slot ${slot}`);
     return line.port;
   };
-  const processOn = (port: number): ChildProcess => {
+  const processOn = (port: number): ServerProcess => {
     const child = processes.get(port);
     if (!child) throw new Error(`no node of this cluster on port ${port}`);
     return child;

@@ -1,7 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import Redis, { type RedisOptions } from 'ioredis';
-import { debugCommandArgs, spawnRedis, stopProcess } from './redis-process';
+import { spawnRedis, stopProcess, type ServerProcess } from './redis-process';
+import { debugCommandArgs } from './server-source';
 
 /** Longest wait for a server to start, in ms: generous, the machine running the tests may be loaded. */
 const READY_TIMEOUT = 20_000;
@@ -23,7 +23,7 @@ export interface TestRedis {
  */
 export async function startRedis(args: readonly string[] = []): Promise<TestRedis> {
   const external = process.env.REDIS_URL;
-  let server: ChildProcess | undefined;
+  let server: ServerProcess | undefined;
   let url: string;
   const port = external ? 0 : await freePort();
   const launch = async (): Promise<void> => {

@@ -1,9 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis, { type RedisOptions } from 'ioredis';
-import { aofFileArgs, debugCommandArgs, spawnRedis, stopProcess } from './redis-process';
+import { spawnRedis, stopProcess, type ServerProcess } from './redis-process';
+import { aofFileArgs, debugCommandArgs } from './server-source';
 import { eventually, freePort } from './redis-server';
 
 /**
@@ -57,8 +57,8 @@ export async function startSentinel(options: SentinelGroupOptions = {}): Promise
   const replicaCount = options.replicas ?? 2;
   const sentinelCount = options.sentinels ?? 3;
   const dir = await mkdtemp(join(tmpdir(), 'ioredisson-sentinel-'));
-  const servers = new Map<number, ChildProcess>();
-  const processes: ChildProcess[] = [];
+  const servers = new Map<number, ServerProcess>();
+  const processes: ServerProcess[] = [];
   const connections: Redis[] = [];
   const track = (redis: Redis): Redis => {
     redis.on('error', () => undefined);
@@ -137,7 +137,7 @@ export async function startSentinel(options: SentinelGroupOptions = {}): Promise
     }
     return port;
   };
-  const serverOn = (port: number): ChildProcess => {
+  const serverOn = (port: number): ServerProcess => {
     const child = servers.get(port);
     if (!child) throw new Error(`no server of this group on port ${port}`);
     return child;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Redis from 'ioredis';
 import { AofSyncUnavailableError, RedissonClient, ReplicaSyncError, type RedissonOptions } from '../../lib';
-import { hasWaitAof } from '../helpers/redis-process';
+import { hasWaitAof } from '../helpers/server-source';
 import { commandCounts, commandsBetween, startRedis, type TestRedis } from '../helpers/redis-server';
 import { startSentinel, type TestSentinel } from '../helpers/sentinel';
 
@@ -64,7 +64,10 @@ describe('replicaSync.aof on a server that cannot confirm writes on disk', () =>
   it(`rejects with AofSyncUnavailableError, the acquisition undone (${WAITAOF ? 'appendonly off' : 'no WAITAOF'})`, async () => {
     const admin = plain.connect();
     const redisson = client(plain.connect(), QUICK_AOF);
-    const error = await redisson.getLock('aof-none').tryLock({ waitTime: 5_000 }).catch((e: unknown) => e);
+    const error = await redisson
+      .getLock('aof-none')
+      .tryLock({ waitTime: 5_000 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AofSyncUnavailableError);
     expect(error).toMatchObject({ code: 'ERR_AOF_SYNC_UNAVAILABLE', script: 'lock/acquire', key: 'aof-none' });
     expect((error as Error).message).toContain('replicaSync.aof = false');
@@ -78,7 +81,10 @@ describe('replicaSync.aof on a server that cannot confirm writes on disk', () =>
     const redisson = client(plain.connect(), QUICK_AOF);
     const semaphore = redisson.getSemaphore('aof-sem');
     await admin.set('aof-sem', '2'); // two permits, as trySetPermits (a synced write too) would set them
-    await expect(semaphore.tryAcquire(1)).rejects.toMatchObject({ code: 'ERR_AOF_SYNC_UNAVAILABLE', script: 'semaphore/try-acquire' });
+    await expect(semaphore.tryAcquire(1)).rejects.toMatchObject({
+      code: 'ERR_AOF_SYNC_UNAVAILABLE',
+      script: 'semaphore/try-acquire',
+    });
     expect(await admin.get('aof-sem')).toBe('2');
     await expect(semaphore.release(1)).rejects.toBeInstanceOf(AofSyncUnavailableError);
     expect(await admin.get('aof-sem')).toBe('3'); // the release ran once, on the primary
@@ -121,7 +127,10 @@ describe('replicaSync.aof on a server that cannot confirm writes on disk', () =>
 
     group!.pause(group!.ports[1]!);
     before = await commandCounts(primary);
-    const error = await redisson.getLock('aof-frozen').tryLock({ waitTime: 10_000 }).catch((e: unknown) => e);
+    const error = await redisson
+      .getLock('aof-frozen')
+      .tryLock({ waitTime: 10_000 })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ReplicaSyncError);
     expect(error).toMatchObject({ script: 'lock/acquire', replicas: 1, rounds: 3, aof: { local: true, acked: 0 } });
     expect((error as Error).message).toContain('the primary fsynced it, 0 of 1 replica(s) did');
