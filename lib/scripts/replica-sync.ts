@@ -67,7 +67,7 @@ export class ReplicaSync {
     const node = this.nodeOf(key);
     if (!node) return false;
     const entry = this.entryOf(node);
-    if (entry.noWait && !this.settings.aof) return false;
+    if (entry.noWait) return false; // WAIT refused (never set with `aof`, which sends no WAIT)
     if (entry.value === undefined || this.now() - entry.readAt >= REFRESH_MS) {
       void this.countOf(node).catch(() => undefined);
     }

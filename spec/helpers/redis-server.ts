@@ -93,11 +93,15 @@ export async function commandCounts(redis: Redis): Promise<Map<string, number>> 
   return counts;
 }
 
-/** Commands called between two `commandCounts` snapshots, ignoring the named ones (e.g. `info`). */
+/**
+ * Commands called between two `commandCounts` snapshots, ignoring the named ones: by default `info`
+ * (ioredis's ready check, and the snapshots themselves) and `client|setinfo`, which ioredis sends as a
+ * connection opens and servers that have it count (Redis 7.2+, Valkey).
+ */
 export function commandsBetween(
   before: Map<string, number>,
   after: Map<string, number>,
-  ignore: readonly string[] = ['info'],
+  ignore: readonly string[] = ['info', 'client|setinfo'],
 ): Record<string, number> {
   const delta: Record<string, number> = {};
   for (const [name, calls] of after) {
