@@ -20,7 +20,7 @@ import { RReadWriteLock } from './locks/read-write-lock';
 import { RedLock } from './locks/red-lock';
 import { RLock } from './locks/rlock';
 import { SpinLock, toBackOff, type BackOffOptions } from './locks/spin-lock';
-import { checkName, resolveOptions, type RedissonOptions, type ResolvedOptions } from './options';
+import { checkName, resolveOptions, type Logger, type RedissonOptions, type ResolvedOptions } from './options';
 import { OwnerScopes } from './owner';
 import { PubSubManager } from './pubsub/manager';
 import { ScriptRunner } from './scripts/runner';
@@ -101,7 +101,7 @@ export class RedissonClient {
     }
     this.options = resolveOptions(options);
     const { logger } = this.options;
-    const sharded = useShardedPubSub(redis, this.options.shardedPubSub);
+    const sharded = useShardedPubSub(redis, this.options.shardedPubSub, logger);
     this.scripts = new ScriptRunner(redis, sharded.then((on) => (on ? 'SPUBLISH' : 'PUBLISH')), {
       replicaSync: this.options.replicaSync,
       onError: (error, what) => logger.debug(`scripts: ${what}`, { error }),
@@ -508,14 +508,24 @@ function slotGrouping(redis: RedisConnection): (name: string) => number {
   return (name) => calculateSlot(prefix + name);
 }
 
-/** Resolves whether to use sharded pub/sub: Redisson's rule is cluster mode on a server that has it. */
-async function useShardedPubSub(redis: RedisConnection, mode: ResolvedOptions['shardedPubSub']): Promise<boolean> {
+/**
+ * Resolves whether to use sharded pub/sub: Redisson's rule is cluster mode on a server that has it.
+ * A cluster without it (Redis 6.2) falls back to PUBLISH/SUBSCRIBE, and the logger is told once.
+ */
+async function useShardedPubSub(redis: RedisConnection, mode: ResolvedOptions['shardedPubSub'], logger: Logger): Promise<boolean> {
   if (mode !== 'auto') return mode === 'on';
   if (!isCluster(redis)) return false;
   try {
     await redis.call('PUBSUB', 'SHARDNUMSUB');
     return true;
-  } catch {
+  } catch (error) {
+    const why = isUnknownCommand(error) ? 'the server has no sharded pub/sub (Redis before 7.0)' : 'probing the server for it failed';
+    logger.debug(`shardedPubSub 'auto': ${why}; this client uses PUBLISH/SUBSCRIBE`, { error });
     return false;
   }
+}
+
+/** An error reply for a command or subcommand the server does not know. */
+function isUnknownCommand(error: unknown): boolean {
+  return error instanceof Error && /unknown (sub)?command/i.test(error.message);
 }

@@ -16,7 +16,8 @@ export type RedissonErrorCode =
   | 'ERR_QUORUM'
   | 'ERR_CLIENT_CLOSED'
   | 'ERR_REPLICA_SYNC'
-  | 'ERR_REDIS_UNAVAILABLE';
+  | 'ERR_REDIS_UNAVAILABLE'
+  | 'ERR_AOF_SYNC_UNAVAILABLE';
 
 /**
  * Base class of every error this library throws; `code` tells them apart without `instanceof`.
@@ -265,7 +266,8 @@ export class QuorumError extends RedissonError {
 
 /**
  * No replica acknowledged a write within `replicaSync.timeout`, in every round tried (Redisson's
- * `NoSyncedSlavesException`). An acquisition (of a lock or of permits) was undone each time, so the
+ * `NoSyncedSlavesException`); with `replicaSync.aof`, the primary's AOF fsync or every replica's was
+ * missing (see `aof`). An acquisition (of a lock or of permits) was undone each time, so the
  * caller holds nothing; any other write (an unlock, a renewal, a force-unlock, a permit release, a
  * count-down) did reach the primary, whose state stands, but a failover now could lose it.
  * @example
@@ -289,10 +291,58 @@ export class ReplicaSyncError extends RedissonError {
     /** Rounds tried. */
     readonly rounds: number,
     timeout: number,
+    /**
+     * With `replicaSync.aof`: what the last `WAITAOF` found; whether the primary fsynced the write
+     * to its AOF, and how many replicas did (`replicas` counts those waited for). Absent for a `WAIT`.
+     */
+    readonly aof?: {
+      /** Whether the primary fsynced the write. */
+      readonly local: boolean;
+      /** Replicas that fsynced it. */
+      readonly acked: number;
+    },
   ) {
     super(
-      `None of ${replicas} replica(s) acknowledged ${script} on '${key}' within ${timeout} ms, in ${rounds} round(s). ` +
-        'Raise replicaSync.timeout, check the replicas, or set replicaSync.enabled = false.',
+      aof
+        ? `${script} on '${key}' was not confirmed in an AOF within ${timeout} ms, in ${rounds} round(s): the primary ` +
+            `${aof.local ? 'fsynced it' : 'did not fsync it'}, ${aof.acked} of ${replicas} replica(s) did. ` +
+            'Raise replicaSync.timeout (appendfsync everysec fsyncs once a second), check appendonly on the replicas, ' +
+            'or set replicaSync.aof = false.'
+        : `None of ${replicas} replica(s) acknowledged ${script} on '${key}' within ${timeout} ms, in ${rounds} round(s). ` +
+            'Raise replicaSync.timeout, check the replicas, or set replicaSync.enabled = false.',
+    );
+  }
+}
+
+/**
+ * `replicaSync.aof` is on but the primary that took a write cannot confirm it on disk: the server has
+ * no `WAITAOF` (Redis before 7.2), runs without `appendonly yes`, or refuses the command to this user.
+ * The call fails at once, with the server's answer as `cause`: an acquisition (of a lock or of permits)
+ * was undone first, so the caller holds nothing; any other write (an unlock, a renewal, a release, a
+ * count-down) did reach the primary and stands. Not retried: a server setting, not a passing fault.
+ * @example
+ * ```ts
+ * await lock.lock().catch((error: unknown) => {
+ *   if (error instanceof AofSyncUnavailableError) console.error(`turn appendonly on for '${error.key}':`, error.cause);
+ *   throw error;
+ * });
+ * ```
+ */
+export class AofSyncUnavailableError extends RedissonError {
+  readonly code = 'ERR_AOF_SYNC_UNAVAILABLE';
+
+  constructor(
+    /** The script whose write could not be confirmed, e.g. `lock/acquire`. */
+    readonly script: string,
+    /** The first key of the write (its cluster slot's primary took it). */
+    readonly key: string,
+    /** The server's reply to `WAITAOF`. */
+    cause: Error,
+  ) {
+    super(
+      `replicaSync.aof needs WAITAOF (Redis 7.2+, Valkey 8+) with appendonly yes on the primary of '${key}', which answered ` +
+        `${script}'s WAITAOF with: ${cause.message}. Turn appendonly on there, or set replicaSync.aof = false.`,
+      { cause },
     );
   }
 }

@@ -1,6 +1,7 @@
 export { RedissonClient, SHUTDOWN_BOUND_MS, type ClientDiagnostics } from './client';
 export type { RedisConnection } from './connection';
 export {
+  AofSyncUnavailableError,
   ClientClosedError,
   InvalidArgumentError,
   LockAcquireTimeoutError,

@@ -67,7 +67,8 @@ export interface RedissonOptions {
   replyGrace?: number;
   /**
    * Sharded pub/sub (SPUBLISH/SSUBSCRIBE). `auto` follows Redisson: on for Redis Cluster when the
-   * server supports it, off otherwise.
+   * server supports it (Redis 7.0+, Valkey), off otherwise; a cluster without it (Redis 6.2) gets
+   * PUBLISH/SUBSCRIBE, and the logger is told so once. `on` needs a server that has it.
    * @default 'auto'
    */
   shardedPubSub?: 'auto' | 'on' | 'off';
@@ -82,7 +83,7 @@ export interface RedissonOptions {
    * (acquire, unlock, renewal, force-unlock), `WAIT` on the same node until its replicas have the
    * write, within `timeout`. A node with no connected replica gets no `WAIT` at all. See
    * {@link ReplicaSyncOptions}.
-   * @default { enabled: true, timeout: 1000, replicas: 'connected', retries: 3, retryDelay: 200 }
+   * @default { enabled: true, timeout: 1000, replicas: 'connected', retries: 3, retryDelay: 200, aof: false }
    */
   replicaSync?: ReplicaSyncOptions;
 }
@@ -121,6 +122,16 @@ export interface ReplicaSyncOptions {
    * @default 3
    */
   retries?: number;
+  /**
+   * Redisson's `ACK_AOF`: `WAITAOF 1 <replicas> <timeout>` instead of `WAIT`, so that a write counts
+   * once the primary has fsynced it to its append-only file and, where it has replicas, at least one
+   * of them has too. Sent after every lock write, on a node without replicas as well. Needs Redis 7.2+
+   * or Valkey 8+ with `appendonly yes` on every primary and replica that takes lock writes; elsewhere
+   * the write's call rejects with `AofSyncUnavailableError`. With `appendfsync everysec` a write waits
+   * up to a second for the next fsync: give `timeout` more than that. Off when `enabled` is false.
+   * @default false
+   */
+  aof?: boolean;
   /**
    * Pause in ms before each retried round.
    * @default 200
@@ -175,6 +186,7 @@ export const REPLICA_SYNC_DEFAULTS: ResolvedReplicaSync = Object.freeze({
   replicas: 'connected',
   retries: 3,
   retryDelay: 200,
+  aof: false,
 });
 
 /**
@@ -289,8 +301,10 @@ const REPLICA_SYNC_KEYS = Object.keys(REPLICA_SYNC_DEFAULTS);
 function resolveReplicaSync(options: unknown): ResolvedReplicaSync {
   const given = checkOptionKeys(options, REPLICA_SYNC_KEYS, 'replicaSync options');
   const resolved = { ...REPLICA_SYNC_DEFAULTS, ...stripUndefined(given) } as ResolvedReplicaSync;
-  if (typeof resolved.enabled !== 'boolean') {
-    throw new InvalidArgumentError(`replicaSync.enabled must be a boolean, got ${describe(resolved.enabled)}`);
+  for (const flag of ['enabled', 'aof'] as const) {
+    if (typeof resolved[flag] !== 'boolean') {
+      throw new InvalidArgumentError(`replicaSync.${flag} must be a boolean, got ${describe(resolved[flag])}`);
+    }
   }
   checkTime('replicaSync.timeout', resolved.timeout, { min: 1 });
   if (resolved.replicas !== 'connected') checkInteger('replicaSync.replicas (or \'connected\')', resolved.replicas, 1, 1_000);

@@ -3,6 +3,7 @@ import Redis, { type ClusterOptions } from 'ioredis';
 import { RedissonClient, type RedissonEvents, type RedissonOptions } from '../lib';
 import { startCluster, type TestCluster } from './helpers/cluster';
 import { delay } from './helpers/fixture';
+import { hasRedis7Options } from './helpers/server-source';
 import { eventually } from './helpers/redis-server';
 
 /*
@@ -45,6 +46,9 @@ function client(options?: RedissonOptions, connection?: ClusterOptions): Redisso
   return redisson;
 }
 
+/** Whether the servers have sharded pub/sub (Redis 7.0+, Valkey); Redis 6.2 has not. */
+const SHARDED_SERVER = hasRedis7Options();
+
 /** A Cluster connection whose SSUBSCRIBE goes to the node owning the channel's slot. */
 const SHARDED: ClusterOptions = { shardedSubscribers: true };
 
@@ -76,7 +80,9 @@ function spreadNames(prefix: string, count: number): string[] {
   return names;
 }
 
+/** Sharded subscribers of `channel` on `redis`; none on a server without sharded pub/sub. */
 async function shardSubscribers(redis: Redis, channel: string): Promise<number> {
+  if (!SHARDED_SERVER) return 0;
   const [, count] = (await redis.call('PUBSUB', 'SHARDNUMSUB', channel)) as [string, number];
   return Number(count);
 }
@@ -151,12 +157,33 @@ describe('Redis Cluster', () => {
     expect(redisson.diagnostics().leases).toBe(0);
   });
 
-  describe.each([
+  it('resolves shardedPubSub auto by the server: sharded where it has it, else classic and one logger line saying so', async () => {
+    const name = spreadNames('auto-probe', 1)[0]!;
+    const channel = `redisson_lock__channel:{${name}}`;
+    const owner = ownerOf(name);
+    const said: string[] = [];
+    const holder = client();
+    const waiter = client({ logger: { debug: (message) => said.push(message) } });
+    const held = await holder.getLock(name).acquire({ leaseTime: 30_000 });
+    const waiting = waiter.getLock(name).acquire();
+    const subscribed = async (): Promise<[number, number]> => [await shardSubscribers(owner, channel), await classicSubscribersEverywhere(channel)];
+    await eventually(async () => (await subscribed()).includes(1), 15_000, `a subscriber of ${channel}`);
+    expect(await subscribed()).toEqual(SHARDED_SERVER ? [1, 0] : [0, 1]);
+    await held.release();
+    await (await waiting).release(); // woken by whichever publish matches the subscription
+    expect(waiter.options.shardedPubSub).toBe('auto');
+    const fallback = said.filter((message) => message.includes("shardedPubSub 'auto'"));
+    expect(fallback).toEqual(SHARDED_SERVER ? [] : [expect.stringContaining('no sharded pub/sub (Redis before 7.0); this client uses PUBLISH/SUBSCRIBE')]);
+  });
+
+  // Redis 6.2 has no sharded pub/sub: there only the test above and the classic ones apply.
+  const shardedModes = [
     ['auto', 'a default Cluster', {}],
     ['on', 'a default Cluster', {}],
     ['auto', 'a shardedSubscribers Cluster', SHARDED],
     ['on', 'a shardedSubscribers Cluster', SHARDED],
-  ] as const)('sharded pub/sub (shardedPubSub: %s, on %s)', (mode, _connection, options) => {
+  ] as const;
+  if (SHARDED_SERVER) describe.each(shardedModes)('sharded pub/sub (shardedPubSub: %s, on %s)', (mode, _connection, options) => {
     // The slot map is only known once the cluster runs: pick the name (one per master) in the test.
     it.each([0, 1, 2])('wakes a waiter on another client by SPUBLISH (lock on master #%i)', async (index) => {
       const name = spreadNames(`wake-${mode}`, 3)[index]!;
@@ -198,10 +225,12 @@ describe('Redis Cluster', () => {
     expect(await ownerOf(name).exists(name)).toBe(0);
   });
 
-  it.each([
-    ['sharded', 'on', SHARDED],
-    ['classic', 'off', {}],
-  ] as const)('keeps %s subscriptions made while the subscriber connections are still connecting', async (_kind, mode, options) => {
+  it.each(
+    ([
+      ['sharded', 'on', SHARDED],
+      ['classic', 'off', {}],
+    ] as const).filter(([kind]) => SHARDED_SERVER || kind === 'classic'),
+  )('keeps %s subscriptions made while the subscriber connections are still connecting', async (_kind, mode, options) => {
     const names = spreadNames(`early-${mode}`, 12);
     const holder = client({ shardedPubSub: mode }, options);
     const held = await Promise.all(names.map((name) => holder.getLock(name).acquire({ leaseTime: 30_000 })));

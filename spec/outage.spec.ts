@@ -1,7 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
 import Redis, { type RedisOptions } from 'ioredis';
 import { LockLostError, RedisUnavailableError, RedissonClient, SHUTDOWN_BOUND_MS, type RedissonOptions } from '../lib';
-import { spawnRedis, stopProcess } from './helpers/redis-process';
+import { spawnRedis, stopProcess, type ServerProcess } from './helpers/redis-process';
 import { eventually, freePort } from './helpers/redis-server';
 import { startServers } from './helpers/servers';
 
@@ -27,7 +26,7 @@ function userConnection(port: number, options: RedisOptions = {}): Redis {
 
 let connections: Redis[] = [];
 let clients: RedissonClient[] = [];
-let servers: ChildProcess[] = [];
+let servers: ServerProcess[] = [];
 let unhandled: string[] = [];
 let consoleError: jest.SpyInstance;
 
@@ -57,7 +56,7 @@ function client(redis: Redis, options?: RedissonOptions): RedissonClient {
   return redisson;
 }
 
-async function serve(port: number): Promise<ChildProcess> {
+async function serve(port: number): Promise<ServerProcess> {
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
   const server = await spawnRedis(args, port, 20_000);
   servers.push(server);

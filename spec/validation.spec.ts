@@ -69,7 +69,7 @@ describe('client options', () => {
       replyGrace: 250,
       shardedPubSub: 'auto',
       logger: DEFAULTS.logger,
-      replicaSync: { enabled: true, timeout: 1_000, replicas: 'connected', retries: 3, retryDelay: 200 },
+      replicaSync: { enabled: true, timeout: 1_000, replicas: 'connected', retries: 3, retryDelay: 200, aof: false },
     });
     expect(Object.isFrozen(redisson.options.replicaSync)).toBe(true);
     expect(() => redisson.options.logger.debug('dropped')).not.toThrow();
@@ -91,6 +91,7 @@ describe('client options', () => {
     { watchdog: 1000 },
     { replicaSync: 'on' },
     { replicaSync: { enabled: 'auto' } },
+    { replicaSync: { aof: 'yes' } },
     { replicaSync: { timeout: 0 } },
     { replicaSync: { replicas: 0 } },
     { replicaSync: { replicas: 'all' } },
@@ -103,7 +104,7 @@ describe('client options', () => {
 
   it('merges partial replicaSync options over the defaults', () => {
     const redisson = new RedissonClient(redis, { replicaSync: { timeout: 250, replicas: 2 } });
-    expect(redisson.options.replicaSync).toEqual({ enabled: true, timeout: 250, replicas: 2, retries: 3, retryDelay: 200 });
+    expect(redisson.options.replicaSync).toEqual({ enabled: true, timeout: 250, replicas: 2, retries: 3, retryDelay: 200, aof: false });
   });
 
   it('rejects something that is not an ioredis connection', () => {

@@ -6,12 +6,26 @@ import type { ResolvedReplicaSync } from '../options';
 /** How long a node's replica count is trusted before it is read again, in ms. */
 const REFRESH_MS = 10_000;
 
-/** What one `WAIT` found. */
+/** What one `WAIT` (or `WAITAOF`) found. */
 export interface SyncOutcome {
   /** Replicas waited for. */
   readonly replicas: number;
-  /** Replicas that acknowledged the write. */
+  /** Replicas that acknowledged the write (with `aof`: fsynced it). */
   readonly acked: number;
+  /** With `aof`: whether the primary fsynced the write to its AOF. */
+  readonly local?: boolean;
+  /** Whether the write counts as synced: a replica acknowledged it (with `aof`, the primary's fsync too). */
+  readonly synced: boolean;
+}
+
+/**
+ * `replicaSync.aof` is on and the node cannot confirm writes on disk (no WAITAOF, no AOF, no right
+ * to it); the server's reply is the `cause`. The runner turns it into `AofSyncUnavailableError`.
+ */
+export class AofUnavailable extends Error {
+  constructor(cause: Error) {
+    super(cause.message, { cause });
+  }
 }
 
 /** One node's replica count: the last value read, and the read in flight. */
@@ -53,22 +67,24 @@ export class ReplicaSync {
     const node = this.nodeOf(key);
     if (!node) return false;
     const entry = this.entryOf(node);
-    if (entry.noWait) return false;
+    if (entry.noWait) return false; // WAIT refused (never set with `aof`, which sends no WAIT)
     if (entry.value === undefined || this.now() - entry.readAt >= REFRESH_MS) {
       void this.countOf(node).catch(() => undefined);
     }
-    return entry.value !== 0 && this.settings.replicas !== 0;
+    return this.settings.aof || (entry.value !== 0 && this.settings.replicas !== 0);
   }
 
   /**
    * Waits until the replicas of the node serving `key` acknowledge every write sent on its
-   * connection so far, within the timeout; `undefined` when there is nothing to wait for (sync off,
-   * no replica, node unknown).
+   * connection so far (with `aof`: until the node and its replicas have fsynced them), within the
+   * timeout; `undefined` when there is nothing to wait for (sync off, no replica, node unknown).
+   * @throws {AofUnavailable} with `aof`, when the node cannot confirm writes on disk.
    */
   async sync(key: string): Promise<SyncOutcome | undefined> {
     if (!this.settings.enabled) return undefined;
     const node = this.nodeOf(key);
     if (!node) return undefined;
+    if (this.settings.aof) return this.syncAof(node);
     const entry = this.entryOf(node);
     if (entry.noWait) return undefined;
     const connected = await this.countOf(node).catch(() => 0);
@@ -78,7 +94,7 @@ export class ReplicaSync {
     try {
       acked = Number(await node.call('WAIT', replicas, this.settings.timeout));
     } catch (error) {
-      if (!isUnsupported(error)) throw error;
+      if (!isRefused(error, 'WAIT')) throw error;
       entry.noWait = true;
       this.onError(error, 'replica sync: WAIT failed (replica sync is off for this node from now on)');
       return undefined;
@@ -89,7 +105,23 @@ export class ReplicaSync {
       const now = await this.countOf(node, true).catch(() => connected);
       if (now === 0) return undefined; // no replica left to lose the write to
     }
-    return { replicas, acked };
+    return { replicas, acked, synced: acked > 0 };
+  }
+
+  /** `WAITAOF 1 <replicas> <timeout>` on `node`: its own fsync, and its replicas' where it has some. */
+  private async syncAof(node: Redis): Promise<SyncOutcome> {
+    const connected = await this.countOf(node).catch(() => 0);
+    const replicas = connected === 0 ? 0 : this.settings.replicas === 'connected' ? connected : this.settings.replicas;
+    let reply: unknown;
+    try {
+      reply = await node.call('WAITAOF', 1, replicas, this.settings.timeout);
+    } catch (error) {
+      if (isRefused(error, 'WAITAOF')) throw new AofUnavailable(error);
+      throw error;
+    }
+    const [local, acked] = (reply as unknown[]).map(Number) as [number, number];
+    if (replicas > 0 && acked === 0) this.entryOf(node).readAt = -Infinity; // a replica may have gone
+    return { replicas, acked, local: local > 0, synced: local > 0 && (replicas === 0 || acked > 0) };
   }
 
   /** The connection serving `key`'s slot (a cluster's primary for it), or the user's connection. */
@@ -137,7 +169,14 @@ export class ReplicaSync {
   }
 }
 
-/** A server without WAIT (some managed services) or one that refuses it. */
-function isUnsupported(error: unknown): boolean {
-  return error instanceof Error && /unknown command|not allowed|NOPERM/i.test(error.message) && /wait/i.test(error.message);
+/**
+ * A server that has no `command` (some managed services; WAITAOF before Redis 7.2), refuses it to
+ * this user, or cannot serve it (WAITAOF without `appendonly yes`).
+ */
+function isRefused(error: unknown, command: string): error is Error {
+  return (
+    error instanceof Error &&
+    /unknown command|not allowed|NOPERM|appendonly is disabled/i.test(error.message) &&
+    new RegExp(`\\b${command}\\b`, 'i').test(error.message)
+  );
 }

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { RedisConnection } from '../connection';
-import { ReplicaSyncError } from '../errors';
+import { AofSyncUnavailableError, ReplicaSyncError } from '../errors';
 import { REPLICA_SYNC_DEFAULTS, type ResolvedReplicaSync } from '../options';
 import { INCLUDES } from './includes';
 import { PublishCommand, type PublishCommandName } from './publish';
-import { ReplicaSync } from './replica-sync';
+import { AofUnavailable, ReplicaSync } from './replica-sync';
 import { UnlockLatches } from './unlock-latches';
 
 /** A Lua script with its SHA-1, ready for EVALSHA. */
@@ -141,9 +141,15 @@ export class ScriptRunner {
     for (let round = 1; ; round++) {
       // A call sent once keeps its first reply; only a re-sent call's reply is judged again.
       if ((round === 1 || resend) && write.changed && !write.changed(reply)) return reply;
-      const outcome = await this.replicas.sync(key);
-      if (!outcome || outcome.acked > 0) return reply;
-      const error = new ReplicaSyncError(script.name, key, outcome.replicas, round, timeout);
+      const outcome = await this.replicas.sync(key).catch(async (error: unknown) => {
+        if (!(error instanceof AofUnavailable)) throw error;
+        // No round can ever succeed: give up now, undone as after the last round.
+        if (write.undo) await write.undo(reply);
+        throw new AofSyncUnavailableError(script.name, key, error.cause as Error);
+      });
+      if (!outcome || outcome.synced) return reply;
+      const aof = outcome.local === undefined ? undefined : { local: outcome.local, acked: outcome.acked };
+      const error = new ReplicaSyncError(script.name, key, outcome.replicas, round, timeout, aof);
       const givingUp = round > retries;
       if ((resend || givingUp) && write.undo) await write.undo(reply);
       if (givingUp) throw error;

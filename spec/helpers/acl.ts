@@ -5,7 +5,7 @@
  */
 export const LOCK_USER_RULES = [
   'on', '>locker-secret',
-  '~contract:*', '~redisson_lock__channel:*', '~redisson_unlock_latch:*', '&redisson_lock__channel:*',
+  '~contract:*', '~redisson_lock__channel:*', '~redisson_unlock_latch:*', 'resetchannels', '&redisson_lock__channel:*',
   '+evalsha', '+eval', '+info', '+subscribe', '+unsubscribe', '+exists', '+hget', '+hexists', '+pttl', '+del',
   '+hincrby', '+pexpire', '+hset', '+hdel', '+hlen', '+get', '+set', '+publish',
 ];

@@ -1,10 +1,11 @@
-import { execFile, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis, { Cluster, type ClusterOptions } from 'ioredis';
-import { eventually, freePort } from './redis-server';
-import { spawnRedis, stopProcess } from './redis-process';
+import { eventually, freePort, isFree } from './redis-server';
+import { spawnRedis, stopProcess, type ServerProcess } from './redis-process';
+import { cliBinary, debugCommandArgs, hasRedis7Options } from './server-source';
 import { replicasCaughtUp } from './sentinel';
 
 /** One node of a test cluster. */
@@ -60,6 +61,8 @@ export interface ClusterShape {
 }
 
 const HOST = '127.0.0.1';
+/** Where a server without `--cluster-port` puts its cluster bus: its port plus this. */
+const BUS_OFFSET = 10_000;
 /** Generous bounds: the machine running the tests may be loaded. */
 const READY_TIMEOUT = 20_000;
 const CREATE_TIMEOUT = 60_000;
@@ -77,7 +80,7 @@ const MANUAL_FAILOVER_MS = 8_000;
 export async function startCluster(shape: ClusterShape | number = {}): Promise<TestCluster> {
   const { masters = 3, replicas = 0, nodeTimeout = 15_000 } = typeof shape === 'number' ? { masters: shape } : shape;
   const dir = await mkdtemp(join(tmpdir(), 'ioredisson-cluster-'));
-  const processes = new Map<number, ChildProcess>();
+  const processes = new Map<number, ServerProcess>();
   const all: ClusterNode[] = [];
   const nodes: ClusterNode[] = [];
   const connections: Cluster[] = [];
@@ -144,13 +147,22 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
         }
       }
     };
+    // Redis 6.2 has no --cluster-port: its bus listens on port + 10000, which must be free as well.
+    const fixedBus = !hasRedis7Options();
+    const nodePort = async (): Promise<number> => {
+      for (;;) {
+        const port = await distinctPort();
+        if (!fixedBus || (port + BUS_OFFSET <= 65_535 && !ports.has(port + BUS_OFFSET) && (await isFree(port + BUS_OFFSET)))) return port;
+      }
+    };
     for (let i = 0; i < masters * (1 + replicas); i++) {
-      const port = await distinctPort();
-      const busPort = await distinctPort();
+      const port = await nodePort();
+      if (fixedBus) ports.add(port + BUS_OFFSET);
+      const busArgs = fixedBus ? [] : ['--cluster-port', String(await distinctPort())];
       all.push({ host: HOST, port });
       const args = [
         '--port', String(port),
-        '--cluster-port', String(busPort),
+        ...busArgs,
         '--bind', HOST,
         '--cluster-enabled', 'yes',
         '--cluster-config-file', join(dir, `nodes-${port}.conf`),
@@ -159,14 +171,17 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
         '--dbfilename', `dump-${port}.rdb`,
         '--save', '',
         '--appendonly', 'no',
-        '--enable-debug-command', 'local',
+        ...debugCommandArgs(),
         '--repl-diskless-sync-delay', '0',
       ];
       processes.set(port, await spawnRedis(args, port, READY_TIMEOUT));
     }
 
     const addresses = all.map((n) => `${n.host}:${n.port}`);
-    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'], CREATE_TIMEOUT);
+    const create = ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'];
+    // Servers in containers: the image's own redis-cli, as no local one may exist.
+    const first = processes.get(all[0]!.port)!;
+    await (first.run ? first.run(['redis-cli', ...create]) : run(cliBinary(), create, CREATE_TIMEOUT));
     await settle(replicas);
     const lines = await clusterNodes();
     for (const node of all) if (lines.find((l) => l.port === node.port)?.flags.includes('master')) nodes.push(node);
@@ -186,7 +201,7 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
     if (!line) throw new Error(`no primary serves slot ${slot}`);
     return line.port;
   };
-  const processOn = (port: number): ChildProcess => {
+  const processOn = (port: number): ServerProcess => {
     const child = processes.get(port);
     if (!child) throw new Error(`no node of this cluster on port ${port}`);
     return child;

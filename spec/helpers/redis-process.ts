@@ -1,17 +1,35 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { startContainer } from './container';
+import { serverSource } from './server-source';
 
 /** What `redis-server` logs once it serves clients. */
 const READY_LINE = 'Ready to accept connections';
 
+/** A server a helper started: a local process, or a container (see {@link serverSource}). */
+export interface ServerProcess {
+  /** The PID, or the container's id. */
+  readonly id: number | string;
+  /** Whether it has exited. */
+  readonly exited: boolean;
+  /** Settles once it has exited. */
+  readonly exit: Promise<void>;
+  /** Sends `signal` to the server (SIGSTOP freezes it, SIGCONT thaws it, SIGKILL is a crash). */
+  kill(signal: NodeJS.Signals): void;
+  /** A container's: runs `command` inside it (e.g. `redis-cli`) and resolves with its output. */
+  run?(command: readonly string[]): Promise<string>;
+}
+
 /**
  * Every server started and not yet seen exit. Should a test run end without its clean-up (a failed
- * `beforeAll`, a crash, jest forcing its way out), they are killed by PID as the process exits.
+ * `beforeAll`, a crash, jest forcing its way out), they are killed as the process exits: a process
+ * by PID, a container with the `docker` command.
  */
-const live = new Set<ChildProcess>();
+const live = new Set<ServerProcess>();
 process.once('exit', () => {
-  for (const child of live) {
+  for (const server of live) {
     try {
-      child.kill('SIGKILL');
+      if (typeof server.id === 'number') server.kill('SIGKILL');
+      else execFileSync('docker', ['rm', '--force', server.id], { stdio: 'ignore' });
     } catch {
       // already gone
     }
@@ -19,18 +37,35 @@ process.once('exit', () => {
 });
 
 /**
- * Starts `redis-server` with `args` and resolves once it logs `readyLine`; rejects with its output
- * (having stopped it) when it exits, fails to start or overruns `timeoutMs` first.
+ * Starts the server ({@link serverSource}: a local binary, else a container) with `args` and resolves
+ * once it logs `readyLine`; rejects with its output (having stopped it) when it exits, fails to
+ * start or overruns `timeoutMs` first.
  */
-export async function spawnRedis(args: readonly string[], port: number, timeoutMs: number, readyLine = READY_LINE): Promise<ChildProcess> {
-  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  live.add(child);
-  child.once('exit', () => live.delete(child));
+export async function spawnRedis(args: readonly string[], port: number, timeoutMs: number, readyLine = READY_LINE): Promise<ServerProcess> {
+  const source = serverSource();
+  const server =
+    source.kind === 'container' ? await startContainer(source.image, args, timeoutMs, readyLine) : await spawnLocal(source.path, args, port, timeoutMs, readyLine);
+  live.add(server);
+  void server.exit.then(() => live.delete(server));
+  return server;
+}
+
+async function spawnLocal(binary: string, args: readonly string[], port: number, timeoutMs: number, readyLine: string): Promise<ServerProcess> {
+  const child = spawn(binary, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exit = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const server: ServerProcess = {
+    id: child.pid ?? 0,
+    get exited() {
+      return child.exitCode !== null || child.signalCode !== null;
+    },
+    exit,
+    kill: (signal) => void child.kill(signal),
+  };
   try {
     await waitForLine(child, port, timeoutMs, readyLine);
-    return child;
+    return server;
   } catch (error) {
-    await stopProcess(child);
+    await stopProcess(server);
     throw error;
   }
 }
@@ -39,13 +74,12 @@ export async function spawnRedis(args: readonly string[], port: number, timeoutM
  * Stops a server with `signal` (SIGTERM by default, followed by SIGKILL if it lingers) and waits
  * for it to exit; SIGKILL drops it on the spot, as a crash would.
  */
-export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill(signal);
-  if (signal !== 'SIGKILL') child.kill('SIGCONT'); // a paused (SIGSTOP) server handles SIGTERM only once resumed
-  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-  await exited;
+export async function stopProcess(server: ServerProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (server.exited) return;
+  server.kill(signal);
+  if (signal !== 'SIGKILL') server.kill('SIGCONT'); // a paused (SIGSTOP) server handles SIGTERM only once resumed
+  const timer = setTimeout(() => server.kill('SIGKILL'), 5_000);
+  await server.exit;
   clearTimeout(timer);
 }
 

@@ -1,7 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import Redis, { type RedisOptions } from 'ioredis';
-import { spawnRedis, stopProcess } from './redis-process';
+import { spawnRedis, stopProcess, type ServerProcess } from './redis-process';
+import { debugCommandArgs } from './server-source';
 
 /** Longest wait for a server to start, in ms: generous, the machine running the tests may be loaded. */
 const READY_TIMEOUT = 20_000;
@@ -17,15 +17,18 @@ export interface TestRedis {
   restart(): Promise<void>;
 }
 
-/** Starts `redis-server` on a free loopback port (no persistence), or uses `REDIS_URL` when set. */
-export async function startRedis(): Promise<TestRedis> {
+/**
+ * Starts `redis-server` on a free loopback port (no persistence unless `args` asks for it: extra
+ * server options, e.g. `['--appendonly', 'yes']`), or uses `REDIS_URL` when set.
+ */
+export async function startRedis(args: readonly string[] = []): Promise<TestRedis> {
   const external = process.env.REDIS_URL;
-  let server: ChildProcess | undefined;
+  let server: ServerProcess | undefined;
   let url: string;
   const port = external ? 0 : await freePort();
   const launch = async (): Promise<void> => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--enable-debug-command', 'local'];
-    server = await spawnRedis(args, port, READY_TIMEOUT);
+    const options = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...debugCommandArgs(), ...args];
+    server = await spawnRedis(options, port, READY_TIMEOUT);
   };
   const kill = async (signal: NodeJS.Signals): Promise<void> => {
     if (server) await stopProcess(server, signal);
@@ -70,6 +73,16 @@ export function freePort(): Promise<number> {
   });
 }
 
+/** Whether nobody listens on loopback `port` right now. */
+export function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.unref();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}
+
 /** Calls of each Redis command so far, from `INFO commandstats` (lower-case names). */
 export async function commandCounts(redis: Redis): Promise<Map<string, number>> {
   const info = await redis.info('commandstats');
@@ -80,11 +93,15 @@ export async function commandCounts(redis: Redis): Promise<Map<string, number>> 
   return counts;
 }
 
-/** Commands called between two `commandCounts` snapshots, ignoring the named ones (e.g. `info`). */
+/**
+ * Commands called between two `commandCounts` snapshots, ignoring the named ones: by default `info`
+ * (ioredis's ready check, and the snapshots themselves) and `client|setinfo`, which ioredis sends as a
+ * connection opens and servers that have it count (Redis 7.2+, Valkey).
+ */
 export function commandsBetween(
   before: Map<string, number>,
   after: Map<string, number>,
-  ignore: readonly string[] = ['info'],
+  ignore: readonly string[] = ['info', 'client|setinfo'],
 ): Record<string, number> {
   const delta: Record<string, number> = {};
   for (const [name, calls] of after) {

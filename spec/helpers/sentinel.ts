@@ -1,9 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis, { type RedisOptions } from 'ioredis';
-import { spawnRedis, stopProcess } from './redis-process';
+import { spawnRedis, stopProcess, type ServerProcess } from './redis-process';
+import { aofFileArgs, debugCommandArgs } from './server-source';
 import { eventually, freePort } from './redis-server';
 
 /**
@@ -38,6 +38,8 @@ export interface SentinelGroupOptions {
   replicas?: number;
   /** Sentinels; 0 makes a plain primary/replica group. @default 3 */
   sentinels?: number;
+  /** Extra options of the primary and the replicas, e.g. `['--appendonly', 'yes']`. @default none */
+  args?: readonly string[];
 }
 
 const HOST = '127.0.0.1';
@@ -55,8 +57,8 @@ export async function startSentinel(options: SentinelGroupOptions = {}): Promise
   const replicaCount = options.replicas ?? 2;
   const sentinelCount = options.sentinels ?? 3;
   const dir = await mkdtemp(join(tmpdir(), 'ioredisson-sentinel-'));
-  const servers = new Map<number, ChildProcess>();
-  const processes: ChildProcess[] = [];
+  const servers = new Map<number, ServerProcess>();
+  const processes: ServerProcess[] = [];
   const connections: Redis[] = [];
   const track = (redis: Redis): Redis => {
     redis.on('error', () => undefined);
@@ -78,7 +80,8 @@ export async function startSentinel(options: SentinelGroupOptions = {}): Promise
       const replicaOf = i === 0 ? [] : ['--replicaof', HOST, String(ports[0])];
       const args = [
         '--port', String(port), '--bind', HOST, '--save', '', '--appendonly', 'no', '--dir', dir,
-        '--dbfilename', `dump-${port}.rdb`, '--enable-debug-command', 'local', '--repl-diskless-sync-delay', '0', ...replicaOf,
+        '--dbfilename', `dump-${port}.rdb`, ...aofFileArgs(port), ...debugCommandArgs(), '--repl-diskless-sync-delay', '0',
+        ...replicaOf, ...(options.args ?? []),
       ];
       const child = await spawnRedis(args, port, READY_TIMEOUT);
       processes.push(child);
@@ -134,7 +137,7 @@ export async function startSentinel(options: SentinelGroupOptions = {}): Promise
     }
     return port;
   };
-  const serverOn = (port: number): ChildProcess => {
+  const serverOn = (port: number): ServerProcess => {
     const child = servers.get(port);
     if (!child) throw new Error(`no server of this group on port ${port}`);
     return child;

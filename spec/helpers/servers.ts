@@ -1,6 +1,5 @@
-import type { ChildProcess } from 'node:child_process';
 import Redis, { type RedisOptions } from 'ioredis';
-import { spawnRedis, stopProcess } from './redis-process';
+import { spawnRedis, stopProcess, type ServerProcess } from './redis-process';
 import { freePort } from './redis-server';
 
 /** Longest wait for a server to start, in ms: generous on a loaded machine. */
@@ -29,7 +28,7 @@ export async function startServers(n: number): Promise<StoppableRedis[]> {
 
 async function startStoppable(): Promise<StoppableRedis> {
   const port = await freePort();
-  let child: ChildProcess | undefined;
+  let child: ServerProcess | undefined;
   const connections: Redis[] = [];
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
   const server: StoppableRedis = {

@@ -9,12 +9,15 @@ const { join } = require('node:path');
 const FILE = join(__dirname, '..', '..', 'docs', 'generated', 'test-suites.json');
 
 class SuiteRecorder {
-  constructor(_globalConfig, options = {}) {
+  constructor(globalConfig, options = {}) {
     this.suite = options.suite ?? 'main';
+    // A run of some files or tests only (`jest spec/x`, `-t name`) is not the suite's figure.
+    const paths = globalConfig.testPathPatterns;
+    this.partial = Boolean(globalConfig.testNamePattern) || (Array.isArray(paths) ? paths.length > 0 : (paths?.patterns?.length ?? 0) > 0);
   }
 
   onRunComplete(_contexts, results) {
-    if (process.env.IOREDISSON_RECORD_SUITES !== '1') return;
+    if (process.env.IOREDISSON_RECORD_SUITES !== '1' || this.partial) return;
     const recorded = existsSync(FILE) ? JSON.parse(readFileSync(FILE, 'utf8')) : {};
     recorded[this.suite] = {
       tests: results.numTotalTests,

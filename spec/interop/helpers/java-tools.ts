@@ -1,17 +1,4 @@
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
-
-/** Whether `command` is an executable on PATH (no process is started). */
-function onPath(command: string): boolean {
-  return (process.env.PATH ?? '').split(delimiter).some((dir) => {
-    try {
-      accessSync(join(dir, command), constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
+import { onPath } from '../../helpers/on-path';
 
 /** Why the interop suite cannot run here, or `undefined` when `java` and `mvn` are both on PATH. */
 export function missingJavaTools(): string | undefined {
