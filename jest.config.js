@@ -5,8 +5,9 @@ module.exports = {
   testMatch: ['**/*.spec.ts'],
   // Fault-injection and soak runs: `npm run test:chaos` (jest.chaos.config.js); the packed package, README
   // snippets and demo: `npm run test:packaging` (jest.packaging.config.js); replicated topologies:
-  // `npm run test:topology` (jest.topology.config.js).
-  testPathIgnorePatterns: ['/node_modules/', '/spec/chaos/', '/spec/packaging/', '/spec/topology/'],
+  // `npm run test:topology` (jest.topology.config.js); the randomized history check: `npm run test:histories`
+  // (jest.histories.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '/spec/chaos/', '/spec/packaging/', '/spec/topology/', '/spec/histories/'],
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }],
     '^.+\\.lua$': '<rootDir>/spec/helpers/lua-transform.js',

@@ -15,6 +15,7 @@ const SUITES = [
   ['chaos', '`npm run test:chaos`', 'fault injection and soak'],
   ['topology', '`npm run test:topology`', 'Cluster with replicas and Sentinel: contracts, replica sync, failover and slot moves'],
   ['packaging', '`npm run test:packaging`', 'the packed tarball from CommonJS, ESM and TypeScript consumers, the documents\' snippets, the demo and the examples'],
+  ['histories', '`npm run test:histories`', 'the randomized mixed-client history check: Node processes and Java Redisson, 2,000 random operations per kind under faults, checked against each kind\'s model ([docs/history-checker.md](https://github.com/ioredisson/ioredisson/blob/main/docs/history-checker.md); `-- --seed S --ops N` runs longer)'],
 ];
 
 function suitesTable() {
