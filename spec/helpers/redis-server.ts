@@ -1,5 +1,8 @@
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Redis, { type RedisOptions } from 'ioredis';
 import { spawnRedis, stopProcess } from './redis-process';
 
@@ -13,18 +16,33 @@ export interface TestRedis {
   connect(options?: RedisOptions): Redis;
   /** Closes every connection made by `connect` and stops the server if this helper started it. */
   stop(): Promise<void>;
-  /** Kills the server (SIGKILL, nothing persisted) and starts a new one on the same port. */
+  /**
+   * Kills the server (SIGKILL, as a crash would) and starts a new one on the same port: empty, or
+   * with what its append-only file kept when started with `appendOnly`.
+   */
   restart(): Promise<void>;
 }
 
-/** Starts `redis-server` on a free loopback port (no persistence), or uses `REDIS_URL` when set. */
-export async function startRedis(): Promise<TestRedis> {
+/** Settings of {@link startRedis}. */
+export interface StartRedisOptions {
+  /**
+   * Persist every write to an append-only file in a temporary directory, fsynced before the reply
+   * (`--appendonly yes --appendfsync always`), so that a restart loses nothing acknowledged.
+   * @default false
+   */
+  appendOnly?: boolean;
+}
+
+/** Starts `redis-server` on a free loopback port (no persistence by default), or uses `REDIS_URL` when set. */
+export async function startRedis(options: StartRedisOptions = {}): Promise<TestRedis> {
   const external = process.env.REDIS_URL;
   let server: ChildProcess | undefined;
   let url: string;
   const port = external ? 0 : await freePort();
+  const dir = options.appendOnly && !external ? mkdtempSync(join(tmpdir(), 'ioredisson-aof-')) : undefined;
+  const persistence = dir ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir] : ['--appendonly', 'no'];
   const launch = async (): Promise<void> => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--enable-debug-command', 'local'];
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, '--enable-debug-command', 'local'];
     server = await spawnRedis(args, port, READY_TIMEOUT);
   };
   const kill = async (signal: NodeJS.Signals): Promise<void> => {
@@ -48,6 +66,7 @@ export async function startRedis(): Promise<TestRedis> {
     async stop() {
       for (const redis of connections) redis.disconnect();
       await kill('SIGTERM');
+      if (dir) rmSync(dir, { recursive: true, force: true });
     },
     async restart() {
       if (external) throw new Error('Cannot restart the server REDIS_URL names');
