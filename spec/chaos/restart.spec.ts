@@ -92,6 +92,9 @@ async function longHoldOpen(logFile: string, ms: number): Promise<void> {
   );
 }
 
+/** How long Redis stays down at each kill: restarted at once, then after a second (waits end during it). */
+const DOWN_MS = [0, 1_000];
+
 /** Runs the contenders, kills and restarts Redis twice while long holds are open, then stops them. */
 async function run(appendOnly: boolean): Promise<{ entries: Entry[]; kills: Kill[]; exits: (number | null)[] }> {
   const server = await startRedis({ appendOnly });
@@ -105,10 +108,10 @@ async function run(appendOnly: boolean): Promise<{ entries: Entry[]; kills: Kill
     );
     const exited = Promise.all(children.map(async (child) => ((await once(child, 'exit')) as [number | null])[0]));
     const kills: Kill[] = [];
-    for (let i = 0; i < 2; i++) {
-      await longHoldOpen(logFile, 1_500);
+    for (const downMs of DOWN_MS) {
+      await longHoldOpen(logFile, 1_500 + downMs);
       const killedAt = now();
-      await server.restart();
+      await server.restart(downMs);
       kills.push({ killedAt, readyAt: now() });
       await delay(1_000);
     }

@@ -19,8 +19,10 @@ export interface TestRedis {
   /**
    * Kills the server (SIGKILL, as a crash would) and starts a new one on the same port: empty, or
    * with what its append-only file kept when started with `appendOnly`.
+   * @param downMs how long the port stays closed in between.
+   * @default 0
    */
-  restart(): Promise<void>;
+  restart(downMs?: number): Promise<void>;
 }
 
 /** Settings of {@link startRedis}. */
@@ -68,9 +70,10 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<TestR
       await kill('SIGTERM');
       if (dir) rmSync(dir, { recursive: true, force: true });
     },
-    async restart() {
+    async restart(downMs = 0) {
       if (external) throw new Error('Cannot restart the server REDIS_URL names');
       await kill('SIGKILL');
+      await new Promise((resolve) => setTimeout(resolve, downMs));
       await launch();
     },
   };
