@@ -165,6 +165,7 @@ function analyse(entries: readonly Entry[], kills: readonly Kill[], appendOnly: 
     overlaps,
     acrossKills: acrossKills.length,
     acrossKillsReleased: acrossKills.filter((h) => h.release === 'ok').length,
+    acrossKillsNotHeld: acrossKills.filter((h) => h.release === 'ERR_LOCK_NOT_HELD').length,
     meantToOutlast: meantToOutlast.length,
     untold: meantToOutlast.filter((h) => !lostInSection.includes(h)).length,
     lostInSection: lostInSection.length,
@@ -207,7 +208,9 @@ describe('Redis killed and restarted under 8-process load', () => {
     expect(report.unfinished).toBe(0);
     expect(report.overlaps).toBe(0);
     expect(report.lostInSection).toBe(0);
-    // A long hold spanned each kill and was released as usual.
-    expect(report.acrossKillsReleased).toBeGreaterThanOrEqual(DOWN_MS.length);
+    // A long hold spanned each kill; none found its lock gone (a release may fail during the next outage).
+    expect(report.meantToOutlast).toBeGreaterThanOrEqual(DOWN_MS.length);
+    expect(report.acrossKillsNotHeld).toBe(0);
+    expect(report.acrossKillsReleased).toBeGreaterThanOrEqual(1);
   });
 });
