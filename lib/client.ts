@@ -123,6 +123,10 @@ export class RedissonClient {
       },
       onRenewalError: (error) => logger.debug('lease renewal failed; retrying next period', { error }),
     });
+    // A connection ready again may face a server restarted empty: check every lease at once.
+    const onReady = (): void => this.leases.renewNow();
+    redis.on('ready', onReady);
+    this.lifetime.signal.addEventListener('abort', () => redis.off('ready', onReady), { once: true });
     this.context = {
       clientId: this.id,
       options: this.options,

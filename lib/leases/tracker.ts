@@ -176,9 +176,18 @@ export class LeaseTracker {
         ? `no renewal of its ${lease.leaseTime} ms lease succeeded in time`
         : `its ${lease.leaseTime} ms lease ended before it was released`);
     }
-    // Fire and forget: a renewal call's failure is handled per batch; anything else is reported too.
-    if (!this.renewing) void this.renewAll().catch((error: unknown) => this.settings.onRenewalError(error));
+    this.renewNow();
     this.reschedule();
+  }
+
+  /**
+   * Starts a renewal round now, unless one is under way: called when the connection is ready again,
+   * since a server restarted without persistence has lost every lease and its holders must be told
+   * before the next period (a third of the lease) while others can take the locks already.
+   */
+  renewNow(): void {
+    // Fire and forget: a renewal call's failure is handled per batch; anything else is reported too.
+    if (!this.closed && !this.renewing) void this.renewAll().catch((error: unknown) => this.settings.onRenewalError(error));
   }
 
   /** One renewal round: every renewed lease, in batches that never mix kinds or groups. */

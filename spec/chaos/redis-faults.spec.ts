@@ -27,6 +27,20 @@ describe('Redis server faults', () => {
     expect(holder.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
   });
 
+  it('restart without persistence: a holder is told as soon as its connection is back, not a watchdog period later', async () => {
+    const holder = client(); // the default 30 s watchdog: renewals every 10 s
+    const handle = await holder.getLock('restarted').acquire();
+    await delay(200);
+    await server().restart();
+    const backAt = Date.now();
+    const other = await client().getLock('restarted').acquire({ waitTime: 5_000 });
+    await new Promise<void>((resolve) => handle.signal.addEventListener('abort', () => resolve(), { once: true }));
+    // Before, the next renewal (up to 10 s on) found the loss while `other` held the lock.
+    expect(Date.now() - backAt).toBeLessThan(3_000);
+    expect(handle.signal.reason).toBeInstanceOf(LockLostError);
+    await other.release();
+  });
+
   it.each([
     ['DEBUG SLEEP', (ms: number) => admin().call('DEBUG', 'SLEEP', String(ms / 1000))],
     ['CLIENT PAUSE', (ms: number) => admin().call('CLIENT', 'PAUSE', String(ms), 'ALL')],

@@ -22,7 +22,7 @@ export interface ExclusionReport {
  */
 export function checkExclusion(events: readonly SectionEvent[], finalCounter: number): ExclusionReport {
   const open = new Map<string, number>();
-  const sections: { worker: string; from: number; to: number }[] = [];
+  const sections: Section[] = [];
   for (const event of [...events].sort((a, b) => a.at - b.at)) {
     if (event.kind === 'enter') {
       open.set(event.worker, event.at);
@@ -32,12 +32,23 @@ export function checkExclusion(events: readonly SectionEvent[], finalCounter: nu
       open.delete(event.worker);
     }
   }
-  sections.sort((a, b) => a.from - b.from);
+  return { sections: sections.length, overlaps: countOverlaps(sections), lostUpdates: sections.length - finalCounter };
+}
+
+/** A span of time one worker spent in its critical section (epoch ms). */
+export interface Section {
+  worker: string;
+  from: number;
+  to: number;
+}
+
+/** Sections that begin before another worker's section has ended (give it the sections of one lock). */
+export function countOverlaps(sections: readonly Section[]): number {
   let overlaps = 0;
   let latest = { worker: '', to: -Infinity };
-  for (const section of sections) {
+  for (const section of [...sections].sort((a, b) => a.from - b.from)) {
     if (section.from < latest.to && section.worker !== latest.worker) overlaps += 1;
     if (section.to > latest.to) latest = section;
   }
-  return { sections: sections.length, overlaps, lostUpdates: sections.length - finalCounter };
+  return overlaps;
 }

@@ -1,4 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Redis, { type RedisOptions } from 'ioredis';
 import { spawnRedis, stopProcess, type ServerProcess } from './redis-process';
 import { debugCommandArgs } from './server-source';
@@ -13,22 +16,38 @@ export interface TestRedis {
   connect(options?: RedisOptions): Redis;
   /** Closes every connection made by `connect` and stops the server if this helper started it. */
   stop(): Promise<void>;
-  /** Kills the server (SIGKILL, nothing persisted) and starts a new one on the same port. */
-  restart(): Promise<void>;
+  /**
+   * Kills the server (SIGKILL, as a crash would) and starts a new one on the same port: empty, or
+   * with what its append-only file kept when started with `appendOnly`.
+   * @param downMs how long the port stays closed in between.
+   * @default 0
+   */
+  restart(downMs?: number): Promise<void>;
 }
 
-/**
- * Starts `redis-server` on a free loopback port (no persistence unless `args` asks for it: extra
- * server options, e.g. `['--appendonly', 'yes']`), or uses `REDIS_URL` when set.
- */
-export async function startRedis(args: readonly string[] = []): Promise<TestRedis> {
+/** Settings of {@link startRedis}. */
+export interface StartRedisOptions {
+  /**
+   * Persist every write to an append-only file in a temporary directory, fsynced before the reply
+   * (`--appendonly yes --appendfsync always`), so that a restart loses nothing acknowledged.
+   * @default false
+   */
+  appendOnly?: boolean;
+  /** More server options, e.g. `['--appendonly', 'yes', '--dir', dir]`. @default [] */
+  args?: readonly string[];
+}
+
+/** Starts `redis-server` on a free loopback port (no persistence by default), or uses `REDIS_URL` when set. */
+export async function startRedis(options: StartRedisOptions = {}): Promise<TestRedis> {
   const external = process.env.REDIS_URL;
   let server: ServerProcess | undefined;
   let url: string;
   const port = external ? 0 : await freePort();
+  const dir = options.appendOnly && !external ? mkdtempSync(join(tmpdir(), 'ioredisson-aof-')) : undefined;
+  const persistence = dir ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', dir] : ['--appendonly', 'no'];
   const launch = async (): Promise<void> => {
-    const options = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...debugCommandArgs(), ...args];
-    server = await spawnRedis(options, port, READY_TIMEOUT);
+    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence, ...debugCommandArgs(), ...(options.args ?? [])];
+    server = await spawnRedis(args, port, READY_TIMEOUT);
   };
   const kill = async (signal: NodeJS.Signals): Promise<void> => {
     if (server) await stopProcess(server, signal);
@@ -51,10 +70,12 @@ export async function startRedis(args: readonly string[] = []): Promise<TestRedi
     async stop() {
       for (const redis of connections) redis.disconnect();
       await kill('SIGTERM');
+      if (dir) rmSync(dir, { recursive: true, force: true });
     },
-    async restart() {
+    async restart(downMs = 0) {
       if (external) throw new Error('Cannot restart the server REDIS_URL names');
       await kill('SIGKILL');
+      await new Promise((resolve) => setTimeout(resolve, downMs));
       await launch();
     },
   };

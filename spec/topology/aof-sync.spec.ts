@@ -30,7 +30,7 @@ beforeAll(async () => {
   plain = await startRedis();
   if (WAITAOF) {
     dir = await mkdtemp(join(tmpdir(), 'ioredisson-aof-'));
-    lone = await startRedis([...AOF, '--dir', dir]);
+    lone = await startRedis({ args: [...AOF, '--dir', dir] });
     group = await startSentinel({ replicas: 1, sentinels: 0, args: AOF });
   }
 }, 120_000);
