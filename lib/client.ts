@@ -35,6 +35,7 @@ import { RSemaphore } from './sync/semaphore';
  * ```ts
  * await Promise.race([redisson.shutdown(), sleep(SHUTDOWN_BOUND_MS + 100)]); // never needs the sleep
  * ```
+ * @category Client
  */
 export const SHUTDOWN_BOUND_MS = 1_000;
 
@@ -44,6 +45,7 @@ export const SHUTDOWN_BOUND_MS = 1_000;
  * ```ts
  * const { channels, waiters, leases } = redisson.diagnostics();
  * ```
+ * @category Client
  */
 export interface ClientDiagnostics {
   /** Channels subscribed on the subscriber connection. */
@@ -72,6 +74,7 @@ export interface ClientDiagnostics {
  *   redis.disconnect();
  * }
  * ```
+ * @category Client
  */
 export class RedissonClient {
   /** This client's id (UUID v4), the first half of every owner token. */

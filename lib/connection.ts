@@ -1,6 +1,9 @@
 import type { Cluster, Redis } from 'ioredis';
 
-/** A connection the user hands to the client: a standalone/Sentinel `Redis` or a `Cluster`. */
+/**
+ * A connection the user hands to the client: a standalone/Sentinel `Redis` or a `Cluster`.
+ * @category Client
+ */
 export type RedisConnection = Redis | Cluster;
 
 /** True for an ioredis `Cluster`. */

@@ -6,6 +6,7 @@
  * const retryable: RedissonErrorCode[] = ['ERR_LOCK_ACQUIRE_TIMEOUT', 'ERR_QUORUM', 'ERR_REPLICA_SYNC'];
  * const retry = (error: unknown) => error instanceof RedissonError && retryable.includes(error.code);
  * ```
+ * @category Errors
  */
 export type RedissonErrorCode =
   | 'ERR_INVALID_ARGUMENT'
@@ -31,6 +32,7 @@ export type RedissonErrorCode =
  *   else throw error;
  * }
  * ```
+ * @category Errors
  */
 export abstract class RedissonError extends Error {
   /** Stable machine-readable code. */
@@ -53,6 +55,7 @@ export abstract class RedissonError extends Error {
  *   if (error instanceof InvalidArgumentError) console.error(error.message); // waitTime must be an integer ...
  * }
  * ```
+ * @category Errors
  */
 export class InvalidArgumentError extends RedissonError {
   readonly code = 'ERR_INVALID_ARGUMENT';
@@ -69,6 +72,7 @@ export class InvalidArgumentError extends RedissonError {
  *   console.warn(`'${error.lockName}' was no longer ours: the work may not have been exclusive`);
  * });
  * ```
+ * @category Errors
  */
 export class LockNotHeldError extends RedissonError {
   readonly code = 'ERR_LOCK_NOT_HELD';
@@ -94,6 +98,7 @@ export class LockNotHeldError extends RedissonError {
  *   if (error instanceof LockAcquireTimeoutError) console.log(`busy for over ${error.waitTime} ms`);
  * }
  * ```
+ * @category Errors
  */
 export class LockAcquireTimeoutError extends RedissonError {
   readonly code = 'ERR_LOCK_ACQUIRE_TIMEOUT';
@@ -122,6 +127,7 @@ export class LockAcquireTimeoutError extends RedissonError {
  *   if (error instanceof LockLostError) console.warn(`${error.lockName} lost by ${error.owner}`);
  * }
  * ```
+ * @category Errors
  */
 export class LockLostError extends RedissonError {
   readonly code = 'ERR_LOCK_LOST';
@@ -149,6 +155,7 @@ export class LockLostError extends RedissonError {
  *   console.log(again); // 'ERR_LOCK_REENTRY'
  * });
  * ```
+ * @category Errors
  */
 export class LockReentryError extends RedissonError {
   readonly code = 'ERR_LOCK_REENTRY';
@@ -175,6 +182,7 @@ export class LockReentryError extends RedissonError {
  *   if (error instanceof ClientClosedError) console.log('make a new RedissonClient');
  * }
  * ```
+ * @category Errors
  */
 export class ClientClosedError extends RedissonError {
   readonly code = 'ERR_CLIENT_CLOSED';
@@ -190,6 +198,7 @@ export class ClientClosedError extends RedissonError {
  * - `held`: another owner holds it; `ttl` is its remaining lease in ms as last seen (-1: no expiry);
  * - `unreachable`: the member's server answered with an error or could not be reached; `error` says why;
  * - `timed-out`: no reply came within the member's bound (its wait plus the reply bound).
+ * @category Errors
  */
 export type MemberOutcome =
   | {
@@ -234,6 +243,7 @@ export type MemberOutcome =
  *   console.warn(`${error.acquired} of ${error.quorum} needed`, error.outcomes.map((o) => `${o.name}: ${o.status}`));
  * }
  * ```
+ * @category Errors
  */
 export class QuorumError extends RedissonError {
   readonly code = 'ERR_QUORUM';
@@ -277,6 +287,7 @@ export class QuorumError extends RedissonError {
  *   console.error(`${error.script} on '${error.key}': none of ${error.replicas} replica(s) acknowledged`);
  * });
  * ```
+ * @category Errors
  */
 export class ReplicaSyncError extends RedissonError {
   readonly code = 'ERR_REPLICA_SYNC';
@@ -327,6 +338,7 @@ export class ReplicaSyncError extends RedissonError {
  *   throw error;
  * });
  * ```
+ * @category Errors
  */
 export class AofSyncUnavailableError extends RedissonError {
   readonly code = 'ERR_AOF_SYNC_UNAVAILABLE';
@@ -365,6 +377,7 @@ export class AofSyncUnavailableError extends RedissonError {
  *   throw error;
  * }
  * ```
+ * @category Errors
  */
 export class RedisUnavailableError extends RedissonError {
   readonly code = 'ERR_REDIS_UNAVAILABLE';

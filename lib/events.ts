@@ -6,6 +6,7 @@ import type { LockLostError } from './errors';
  * ```ts
  * redisson.on('released', ({ name, owner, fully }) => fully && console.log(`${owner} freed ${name}`));
  * ```
+ * @category Events
  */
 export interface LockEvent {
   /** The lock's name. */
@@ -22,6 +23,7 @@ export interface LockEvent {
  *   if (waitMs > 1_000) console.warn(`${name}: waited ${waitMs} ms over ${attempts} attempts`);
  * });
  * ```
+ * @category Events
  */
 export interface AcquisitionStats {
   /** Time from the call to its outcome, in ms. */
@@ -46,6 +48,7 @@ export interface AcquisitionStats {
  * redisson.on('acquireFailed', ({ name, reason, waitMs }) => console.warn(name, reason, waitMs));
  * // later: redisson.off('lockLost', onLost);
  * ```
+ * @category Events
  */
 export type RedissonEvents = {
   /** A lock was acquired or re-entered. */

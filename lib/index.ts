@@ -1,3 +1,8 @@
+/**
+ * Everything the package exports, grouped by kind: the client, locks, synchronizers, handles,
+ * errors, options and events. The guides beside it explain how they fit together.
+ * @module API reference
+ */
 export { RedissonClient, SHUTDOWN_BOUND_MS, type ClientDiagnostics } from './client';
 export type { RedisConnection } from './connection';
 export {

@@ -7,6 +7,7 @@ import { InvalidArgumentError } from './errors';
  * ```ts
  * const waitTime = Math.min(requestedWaitMs, MAX_TIME_MS);
  * ```
+ * @category Options
  */
 export const MAX_TIME_MS = 2 ** 31 - 1;
 
@@ -22,6 +23,7 @@ export const MAX_TIME_MS = 2 ** 31 - 1;
  * };
  * const redisson = new RedissonClient(redis, options);
  * ```
+ * @category Options
  */
 export interface RedissonOptions {
   /**
@@ -98,6 +100,7 @@ export interface RedissonOptions {
  * // no WAIT at all, e.g. for a cache whose locks may be lost in a failover
  * const redisson = new RedissonClient(redis, { replicaSync: { enabled: false } });
  * ```
+ * @category Options
  */
 export interface ReplicaSyncOptions {
   /**
@@ -145,6 +148,7 @@ export interface ReplicaSyncOptions {
  * ```ts
  * const { enabled, timeout, retries } = redisson.options.replicaSync;
  * ```
+ * @category Options
  */
 export type ResolvedReplicaSync = Readonly<Required<ReplicaSyncOptions>>;
 
@@ -155,6 +159,7 @@ export type ResolvedReplicaSync = Readonly<Required<ReplicaSyncOptions>>;
  * const logger: Logger = { debug: (message, details) => console.debug(`[ioredisson] ${message}`, details) };
  * const redisson = new RedissonClient(redis, { logger });
  * ```
+ * @category Options
  */
 export interface Logger {
   /** Told what failed (`message`) and its context, such as `error` and the lock's `name`; should not throw. */
@@ -171,6 +176,7 @@ const SILENT: Logger = Object.freeze({ debug: () => undefined });
  * ```ts
  * console.log(`leases of ${redisson.options.lockWatchdogTimeout} ms`);
  * ```
+ * @category Options
  */
 export type ResolvedOptions = Readonly<
   Required<Omit<RedissonOptions, 'replicaSync'>> & {
@@ -196,6 +202,7 @@ export const REPLICA_SYNC_DEFAULTS: ResolvedReplicaSync = Object.freeze({
  * ```ts
  * const redisson = new RedissonClient(redis, { lockWatchdogTimeout: DEFAULTS.lockWatchdogTimeout * 2 });
  * ```
+ * @category Options
  */
 export const DEFAULTS: ResolvedOptions = Object.freeze({
   lockWatchdogTimeout: 30_000,
@@ -215,6 +222,7 @@ export const DEFAULTS: ResolvedOptions = Object.freeze({
  * ```ts
  * await lock.lock({ leaseTime: 10_000 }); // freed by Redis after 10 s at the latest; no watchdog
  * ```
+ * @category Options
  */
 export interface LockOptions {
   /**
@@ -241,6 +249,7 @@ export interface LockOptions {
  * ```ts
  * const got = await lock.tryLock({ waitTime: 1_000, leaseTime: 5_000, signal: AbortSignal.timeout(2_000) });
  * ```
+ * @category Options
  */
 export interface TryLockOptions extends LockOptions {
   /**
@@ -256,6 +265,7 @@ export interface TryLockOptions extends LockOptions {
  * ```ts
  * const handle = await lock.acquire({ waitTime: 5_000 }); // LockAcquireTimeoutError after 5 s
  * ```
+ * @category Options
  */
 export type AcquireOptions = TryLockOptions;
 
@@ -265,6 +275,7 @@ export type AcquireOptions = TryLockOptions;
  * ```ts
  * const holds = await lock.getHoldCount({ threadId: 7 }); // owner `<clientId>:7`
  * ```
+ * @category Options
  */
 export interface OwnerOptions {
   /**
@@ -352,6 +363,7 @@ export function resolveCallOptions(
  * ```ts
  * if (Buffer.byteLength(name) > MAX_NAME_BYTES) name = `job:${hash(name)}`;
  * ```
+ * @category Options
  */
 export const MAX_NAME_BYTES = 65_536;
 

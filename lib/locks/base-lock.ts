@@ -67,6 +67,7 @@ export interface HeldElsewhere {
  * }
  * await exclusively(redisson.getFairLock('printer'), () => print(doc));
  * ```
+ * @category Locks
  */
 export abstract class BaseLock {
   /** @internal The client's ledger of this kind's holds. */

@@ -13,6 +13,7 @@ import type { HeldLock } from './hold-ledger';
  * ```ts
  * const round = BASE_WAIT_PER_LOCK_MS * multi.locks.length; // ms per round of multi.lock()
  * ```
+ * @category Locks
  */
 export const BASE_WAIT_PER_LOCK_MS = 1_500;
 
@@ -255,6 +256,7 @@ function validityEnded(hold: CompositeHold): void {
  *   return lock.using(fn, { waitTime: 5_000 }); // a MultiLock or a RedLock
  * }
  * ```
+ * @category Locks
  */
 export abstract class CompositeLock {
   /** A name for messages and handles: the kind and the members' names, e.g. `MultiLock(a, b)`. */

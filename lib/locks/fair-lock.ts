@@ -28,6 +28,7 @@ import { HASH_LOCK } from './rlock';
  * const lock = redisson.getFairLock('ticket-desk');
  * await lock.using((signal) => serve(signal), { waitTime: 30_000 }); // served in arrival order
  * ```
+ * @category Locks
  */
 export class FairLock extends BaseLock {
   /** @internal */

@@ -12,6 +12,7 @@ import { RLock } from './rlock';
  * const handle: FencedLockHandle = await redisson.getFencedLock('ledger').acquire();
  * await store.append(entry, handle.fencingToken); // a number, never undefined
  * ```
+ * @category Handles
  */
 export type FencedLockHandle = LockHandle & {
   /** The token this acquisition drew, larger than every token drawn for the lock before. */
@@ -36,6 +37,7 @@ const toTokenOrNull: Outcome<number | null> = (_lock, hold) => (hold === undefin
  * const token = await lock.lockAndGetToken();
  * await store.append(entry, token).finally(() => lock.unlock()); // the store refuses older tokens
  * ```
+ * @category Locks
  */
 export class FencedLock extends RLock {
   /** @internal Use `RedissonClient.getFencedLock`. */

@@ -39,6 +39,7 @@ export interface HandleOwner {
  * // TypeScript 5.2+ or Node 24+: released when the block ends
  * await using held = await redisson.getLock('cache:refresh').acquire();
  * ```
+ * @category Handles
  */
 export class LockHandle implements AsyncDisposable {
   /** The lock's name. */

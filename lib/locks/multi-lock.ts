@@ -42,6 +42,7 @@ const SAFETY_NET_MS = 100;
  * // taken in name order, so no deadlock with another MultiLock over the same accounts
  * await both.using((signal) => transfer(1, 2, signal), { waitTime: 5_000 });
  * ```
+ * @category Locks
  */
 export class MultiLock extends CompositeLock {
   /** The members in the order they are taken. */

@@ -13,6 +13,7 @@ import { FairLock } from './fair-lock';
  *   await lock.tryLock(); // rejects with LockReentryError: this owner holds it already
  * });
  * ```
+ * @category Locks
  */
 export class NonReentrantFairLock extends FairLock {
   /** @internal */

@@ -22,6 +22,7 @@ import { RLock } from './rlock';
  *   await lock.unlock(); // the first hold is still there
  * });
  * ```
+ * @category Locks
  */
 export class NonReentrantLock extends RLock {
   /** @internal Use `RedissonClient.getNonReentrantLock`. */

@@ -70,6 +70,7 @@ async function renewReadBatch(scripts: ScriptRunner, batch: readonly Lease[], le
  * const items = await rw.readLock().using(() => readCatalog());   // shared
  * await rw.writeLock().using(() => writeCatalog([...items, item])); // exclusive
  * ```
+ * @category Locks
  */
 export class RReadWriteLock {
   private read: RReadLock | undefined;
@@ -119,6 +120,7 @@ export class RReadWriteLock {
  * const handle = await read.acquire({ waitTime: 2_000 }); // waits only while a writer holds it
  * await handle.release();
  * ```
+ * @category Locks
  */
 export class RReadLock extends BaseLock {
   private readonly channel: string;
@@ -214,6 +216,7 @@ export class RReadLock extends BaseLock {
  *   await rw.readLock().unlock();
  * });
  * ```
+ * @category Locks
  */
 export class RWriteLock extends BaseLock {
   private readonly channel: string;

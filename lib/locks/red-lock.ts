@@ -27,6 +27,7 @@ import { LockHandle } from './handle';
  * // with a member down, one round of tryLock() settles after about this long
  * const roundBoundMs = MEMBER_REPLY_BOUND_MS;
  * ```
+ * @category Locks
  */
 export const MEMBER_REPLY_BOUND_MS = 3_000;
 
@@ -36,6 +37,7 @@ export const MEMBER_REPLY_BOUND_MS = 3_000;
  * ```ts
  * clockDrift(30_000); // 302: a 30 s lease counts as valid for at most 29.698 s minus the time spent acquiring
  * ```
+ * @category Locks
  */
 export function clockDrift(leaseTime: number): number {
   return Math.floor(leaseTime * 0.01) + 2;
@@ -54,6 +56,7 @@ const retryDelay = (): number => 20 + Math.random() * 100;
  * console.log(`${handle.held} members, valid for ${handle.validity} ms`);
  * await handle.release();
  * ```
+ * @category Handles
  */
 export class RedLockHandle extends LockHandle {
   /** @internal Made by `RedLock.acquire`. */
@@ -100,6 +103,7 @@ export class RedLockHandle extends LockHandle {
  * console.log(redLock.quorum); // 2
  * await redLock.using(() => runJob(), { waitTime: 2_000 }); // QuorumError if no majority in time
  * ```
+ * @category Locks
  */
 export class RedLock extends CompositeLock {
   /** Members needed: N/2 + 1 (integer division), e.g. 2 of 3 or 3 of 5. */

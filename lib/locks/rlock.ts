@@ -31,6 +31,7 @@ const RLOCK_WAKE: WakePolicy = LocalHandOff.over(wakeByMessage([READ_UNLOCK_MESS
  * const lock = redisson.getLock('invoice:42');
  * const sent = await lock.using(() => sendInvoice(42), { waitTime: 5_000 });
  * ```
+ * @category Locks
  */
 export class RLock extends BaseLock {
   /** Channel of the release messages, used by every acquisition and release. */

@@ -15,6 +15,7 @@ import { HASH_LOCK } from './rlock';
  * ```ts
  * const lock = redisson.getSpinLock('sync', { type: 'exponential', initialDelay: 5, maxDelay: 500 });
  * ```
+ * @category Options
  */
 export interface ExponentialBackOffOptions {
   /** Selects this back-off. */
@@ -42,6 +43,7 @@ export interface ExponentialBackOffOptions {
  * ```ts
  * const lock = redisson.getSpinLock('sync', { type: 'constant', delay: 50 });
  * ```
+ * @category Options
  */
 export interface ConstantBackOffOptions {
   /** Selects this back-off. */
@@ -62,6 +64,7 @@ export interface ConstantBackOffOptions {
  * const backOff: BackOffOptions = busy ? { type: 'constant', delay: 200 } : { type: 'exponential' };
  * const lock = redisson.getSpinLock('sync', backOff);
  * ```
+ * @category Options
  */
 export type BackOffOptions = ExponentialBackOffOptions | ConstantBackOffOptions;
 
@@ -163,6 +166,7 @@ function shown(value: unknown): string {
  *   try { await rebuild(id); } finally { await lock.unlock(); }
  * }
  * ```
+ * @category Locks
  */
 export class SpinLock extends BaseLock {
   /** @internal Never used: a spin lock has no channel. */

@@ -61,6 +61,7 @@ function sharedCheck(ctx: LockContext, name: string): Promise<number | null> {
  * // in the migrating process: await latch.countDown();
  * if (!(await latch.await({ waitTime: 60_000 }))) throw new Error('migration still running');
  * ```
+ * @category Synchronizers
  */
 export class RCountDownLatch {
   private readonly channel: string;

@@ -7,6 +7,7 @@ import { MAX_TIME_MS, checkInteger, checkOptionKeys } from '../options';
  * ```ts
  * await redisson.getSemaphore('unbounded').trySetPermits(MAX_PERMITS);
  * ```
+ * @category Synchronizers
  */
 export const MAX_PERMITS = 2 ** 31 - 1;
 
@@ -16,6 +17,7 @@ export const MAX_PERMITS = 2 ** 31 - 1;
  * ```ts
  * const handle = await semaphore.acquire({ waitTime: 5_000, signal: request.signal });
  * ```
+ * @category Options
  */
 export interface SemaphoreAcquireOptions {
   /**
@@ -37,6 +39,7 @@ export interface SemaphoreAcquireOptions {
  * ```ts
  * await semaphore.using(() => bulkLoad(), { permits: 3, waitTime: 10_000 });
  * ```
+ * @category Options
  */
 export interface SemaphoreUsingOptions extends SemaphoreAcquireOptions {
   /**
@@ -52,6 +55,7 @@ export interface SemaphoreUsingOptions extends SemaphoreAcquireOptions {
  * ```ts
  * const permit = await redisson.getPermitExpirableSemaphore('slots').acquire({ leaseTime: 30_000 });
  * ```
+ * @category Options
  */
 export interface ExpirableAcquireOptions extends SemaphoreAcquireOptions {
   /**
@@ -75,6 +79,7 @@ export interface ExpirableAcquireOptions extends SemaphoreAcquireOptions {
  * ```ts
  * await redisson.getPermitExpirableSemaphore('slots').using(() => work(), { permits: 2, watchdog: true });
  * ```
+ * @category Options
  */
 export interface ExpirableUsingOptions extends ExpirableAcquireOptions {
   /**
@@ -90,6 +95,7 @@ export interface ExpirableUsingOptions extends ExpirableAcquireOptions {
  * ```ts
  * await redisson.getSemaphore('daily-quota').trySetPermits(1_000, { ttl: 86_400_000 });
  * ```
+ * @category Options
  */
 export interface TrySetPermitsOptions {
   /**
@@ -105,6 +111,7 @@ export interface TrySetPermitsOptions {
  * ```ts
  * const open = await redisson.getCountDownLatch('ready').await({ waitTime: 30_000 });
  * ```
+ * @category Options
  */
 export interface LatchAwaitOptions {
   /**

@@ -91,6 +91,7 @@ function parseIds(ids: unknown): Buffer[] {
  * // a crashed holder's permit comes back within one watchdog lease
  * await workers.using((signal) => render(job, { signal }), { watchdog: true, waitTime: 60_000 });
  * ```
+ * @category Synchronizers
  */
 export class RPermitExpirableSemaphore {
   private readonly channel: string;

@@ -43,6 +43,7 @@ export class PermitGrant extends Lease {
  * console.log(handle.permits, handle.permitIds); // 2, two ids of 32 hex characters
  * await handle.release();                        // both at once; later calls do nothing
  * ```
+ * @category Handles
  */
 export class PermitHandle extends LockHandle {
   /** Permits this handle holds. */

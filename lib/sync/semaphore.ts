@@ -107,6 +107,7 @@ function batchedAttempt(ctx: LockContext, name: string, permits: number): Promis
  * await db.trySetPermits(10);
  * const rows = await db.using(() => runQuery(sql), { waitTime: 5_000 }); // one of 10 at a time
  * ```
+ * @category Synchronizers
  */
 export class RSemaphore {
   private readonly channel: string;
