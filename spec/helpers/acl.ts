@@ -19,5 +19,5 @@ export const LOCK_USER = { username: 'locker', password: 'locker-secret' };
  */
 export const CLUSTER_LOCK_USER_RULES = [
   ...LOCK_USER_RULES.filter((rule) => !['+subscribe', '+unsubscribe', '+publish'].includes(rule)),
-  '+spublish', '+ssubscribe', '+sunsubscribe', '+cluster|slots', '+pubsub|shardnumsub',
+  '+spublish', '+ssubscribe', '+sunsubscribe', '+cluster|slots', '+cluster|info', '+pubsub|shardnumsub', '+wait',
 ];
