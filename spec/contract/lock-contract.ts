@@ -85,7 +85,8 @@ export function lockContract(subject: LockKindUnderTest, fixture: ContractFixtur
   /** Where child processes connect: the deployment's target, with the run's user in a URL target. */
   const url = () => {
     const target = deployment().target;
-    if (!subject.user || target.startsWith('{')) return target;
+    if (!subject.user) return target;
+    if (target.startsWith('{')) return JSON.stringify({ ...JSON.parse(target) as object, ...subject.user });
     const base = new URL(target);
     [base.username, base.password] = [subject.user.username, subject.user.password];
     return base.toString();

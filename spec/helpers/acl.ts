@@ -12,3 +12,12 @@ export const LOCK_USER_RULES = [
 
 /** The user those rules are for. */
 export const LOCK_USER = { username: 'locker', password: 'locker-secret' };
+
+/**
+ * The same user on a Cluster with sharded pub/sub, as docs/security.md lists it: the sharded forms of
+ * publish and subscribe, and what ioredis's Cluster client and the `shardedPubSub: 'auto'` probe read.
+ */
+export const CLUSTER_LOCK_USER_RULES = [
+  ...LOCK_USER_RULES.filter((rule) => !['+subscribe', '+unsubscribe', '+publish'].includes(rule)),
+  '+spublish', '+ssubscribe', '+sunsubscribe', '+cluster|slots', '+cluster|info', '+pubsub|shardnumsub', '+wait',
+];

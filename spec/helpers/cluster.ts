@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Redis, { Cluster, type ClusterOptions } from 'ioredis';
+import { tlsServerArgs, trusting, type TestCertificates } from './certificates';
 import { eventually, freePort, isFree } from './redis-server';
 import { spawnRedis, stopProcess, type ServerProcess } from './redis-process';
 import { cliBinary, debugCommandArgs, hasRedis7Options } from './server-source';
@@ -58,6 +59,11 @@ export interface ClusterShape {
   replicas?: number;
   /** `cluster-node-timeout` in ms: how long a dead primary goes unnoticed. @default 15000 */
   nodeTimeout?: number;
+  /**
+   * Serve TLS only, with these certificates: clients, the cluster bus and replication alike (no
+   * plain port at all). Every connection the helper makes trusts their CA.
+   */
+  tls?: TestCertificates;
 }
 
 const HOST = '127.0.0.1';
@@ -78,7 +84,8 @@ const MANUAL_FAILOVER_MS = 8_000;
  * every node reports `cluster_state:ok` and every replica has caught up with its primary.
  */
 export async function startCluster(shape: ClusterShape | number = {}): Promise<TestCluster> {
-  const { masters = 3, replicas = 0, nodeTimeout = 15_000 } = typeof shape === 'number' ? { masters: shape } : shape;
+  const { masters = 3, replicas = 0, nodeTimeout = 15_000, tls } = typeof shape === 'number' ? { masters: shape } : shape;
+  const tlsOptions = tls ? { tls: trusting(tls) } : {};
   const dir = await mkdtemp(join(tmpdir(), 'ioredisson-cluster-'));
   const processes = new Map<number, ServerProcess>();
   const all: ClusterNode[] = [];
@@ -98,7 +105,7 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
   const direct = (port: number): Redis => {
     let redis = directs.get(port);
     if (!redis) {
-      redis = new Redis({ host: HOST, port, maxRetriesPerRequest: 1, disconnectTimeout: 100, retryStrategy: () => 200 });
+      redis = new Redis({ host: HOST, port, maxRetriesPerRequest: 1, disconnectTimeout: 100, retryStrategy: () => 200, ...tlsOptions });
       redis.on('error', () => undefined);
       directs.set(port, redis);
     }
@@ -118,7 +125,7 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
   };
   /** `minReplicas`: replicas every primary must have in sync (CLUSTER NODES may not list them yet). */
   const settle = async (minReplicas = 0): Promise<void> => {
-    await waitForClusterOk(live().map((port) => ({ host: HOST, port })));
+    await waitForClusterOk(live().map((port) => ({ host: HOST, port })), tlsOptions);
     await eventually(
       async () => {
         const lines = await clusterNodes().catch(() => []);
@@ -160,8 +167,9 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
       if (fixedBus) ports.add(port + BUS_OFFSET);
       const busArgs = fixedBus ? [] : ['--cluster-port', String(await distinctPort())];
       all.push({ host: HOST, port });
+      const portArgs = tls ? [...tlsServerArgs(tls, port), '--tls-cluster', 'yes', '--tls-replication', 'yes'] : ['--port', String(port)];
       const args = [
-        '--port', String(port),
+        ...portArgs,
         ...busArgs,
         '--bind', HOST,
         '--cluster-enabled', 'yes',
@@ -178,7 +186,8 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
     }
 
     const addresses = all.map((n) => `${n.host}:${n.port}`);
-    const create = ['--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'];
+    const cliTls = tls ? ['--tls', '--cacert', tls.caFile] : [];
+    const create = [...cliTls, '--cluster', 'create', ...addresses, '--cluster-replicas', String(replicas), '--cluster-yes'];
     // Servers in containers: the image's own redis-cli, as no local one may exist.
     const first = processes.get(all[0]!.port)!;
     await (first.run ? first.run(['redis-cli', ...create]) : run(cliBinary(), create, CREATE_TIMEOUT));
@@ -213,7 +222,7 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
     connect(options = {}) {
       const cluster = new Cluster(nodes.map((n) => ({ host: n.host, port: n.port })), {
         ...options,
-        redisOptions: { maxRetriesPerRequest: null, ...options.redisOptions },
+        redisOptions: { maxRetriesPerRequest: null, ...tlsOptions, ...options.redisOptions },
       });
       cluster.on('error', () => undefined);
       connections.push(cluster);
@@ -360,11 +369,11 @@ function run(command: string, args: string[], timeoutMs: number): Promise<string
 }
 
 /** Polls `CLUSTER INFO` on every node until all of them report `cluster_state:ok`. */
-async function waitForClusterOk(nodes: readonly ClusterNode[]): Promise<void> {
+async function waitForClusterOk(nodes: readonly ClusterNode[], tlsOptions: { tls?: { ca: Buffer } }): Promise<void> {
   const deadline = Date.now() + CONVERGE_TIMEOUT;
   const last = new Map<number, string>();
   for (const node of nodes) {
-    const redis = new Redis({ host: node.host, port: node.port, lazyConnect: true, maxRetriesPerRequest: 1 });
+    const redis = new Redis({ host: node.host, port: node.port, lazyConnect: true, maxRetriesPerRequest: 1, ...tlsOptions });
     redis.on('error', () => undefined);
     try {
       for (;;) {

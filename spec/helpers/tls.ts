@@ -1,54 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Redis, { type RedisOptions } from 'ioredis';
+import { makeCertificates, tlsServerArgs } from './certificates';
 import { commandCounts, freePort } from './redis-server';
 import { spawnRedis, stopProcess } from './redis-process';
-import { channelsOn, subscribersOn, type Topology } from './topology';
-
-/** A CA and a server certificate for 127.0.0.1 / localhost, made with `openssl` in a fresh folder. */
-export interface TestCertificates {
-  readonly dir: string;
-  /** The CA's certificate (PEM file), the one clients trust. */
-  readonly caFile: string;
-  readonly ca: Buffer;
-  readonly certFile: string;
-  readonly keyFile: string;
-  /** Deletes the folder. */
-  remove(): void;
-}
-
-/** Makes a throwaway CA and a server certificate it signed (RSA 2048, one day). */
-export function makeCertificates(): TestCertificates {
-  const dir = mkdtempSync(join(tmpdir(), 'ioredisson-tls-'));
-  const path = (file: string) => join(dir, file);
-  const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=ioredisson test CA', '-keyout', path('ca.key'), '-out', path('ca.crt'));
-  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-keyout', path('server.key'), '-out', path('server.csr'));
-  writeFileSync(path('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
-  openssl(
-    'x509', '-req', '-in', path('server.csr'), '-CA', path('ca.crt'), '-CAkey', path('ca.key'), '-CAcreateserial',
-    '-days', '1', '-extfile', path('server.ext'), '-out', path('server.crt'),
-  );
-  return {
-    dir,
-    caFile: path('ca.crt'),
-    ca: readFileSync(path('ca.crt')),
-    certFile: path('server.crt'),
-    keyFile: path('server.key'),
-    remove: () => rmSync(dir, { recursive: true, force: true }),
-  };
-}
-
-/** The `redis-server` arguments that serve TLS only (no plain port), clients without certificates. */
-export function tlsServerArgs(certificates: TestCertificates, port: number): string[] {
-  return [
-    '--port', '0', '--tls-port', String(port),
-    '--tls-cert-file', certificates.certFile, '--tls-key-file', certificates.keyFile, '--tls-ca-cert-file', certificates.caFile,
-    '--tls-auth-clients', 'no',
-  ];
-}
+import { channelsOn, clusterTopology, subscribersOn, type Topology } from './topology';
 
 /**
  * A standalone server that speaks TLS only: every connection a test or the library makes (the
@@ -89,6 +43,26 @@ export const TLS_STANDALONE: Topology = {
       stop: async () => {
         for (const redis of connections) redis.disconnect();
         await stopProcess(server);
+        certificates.remove();
+      },
+    };
+  },
+};
+
+/**
+ * A Cluster of three primaries with one replica each that speaks TLS only: clients, the cluster bus
+ * and replication. Child processes trust the test CA through `NODE_EXTRA_CA_CERTS`.
+ */
+export const TLS_CLUSTER: Topology = {
+  name: 'Cluster with replicas over TLS',
+  async start() {
+    const certificates = makeCertificates();
+    process.env.NODE_EXTRA_CA_CERTS = certificates.caFile;
+    const deployment = await clusterTopology({ masters: 3, replicas: 1, tls: certificates }).start();
+    return {
+      ...deployment,
+      stop: async () => {
+        await deployment.stop();
         certificates.remove();
       },
     };

@@ -67,7 +67,7 @@ export function clusterTopology(shape: ClusterShape = { masters: 3, replicas: 1 
       const admin = cluster.connect();
       const primaries = async () => (await cluster.primaries()).map((port) => cluster.direct(port));
       return {
-        target: JSON.stringify({ cluster: cluster.nodes }),
+        target: JSON.stringify({ cluster: cluster.nodes, ...(shape.tls ? { tls: true } : {}) }),
         connect: (options) => cluster.connect({ redisOptions: options }),
         admin: () => admin,
         keys: async () => (await Promise.all((await primaries()).map((node) => node.keys('*')))).flat().sort(),
