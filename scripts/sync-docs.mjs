@@ -11,11 +11,27 @@ const read = (path) => readFileSync(join(ROOT, path), 'utf8');
 
 /** The suites `npm run test:all` runs, in its order, with what each covers. */
 const SUITES = [
-  ['main', '`npm test`', 'every kind\'s contract and own tests, TLS and ACL, the CLI, and the interop tests against Java Redisson'],
+  [
+    'main',
+    '`npm test`',
+    "every kind's contract and own tests, TLS and ACL, the CLI, and the interop tests against Java Redisson",
+  ],
   ['chaos', '`npm run test:chaos`', 'fault injection and soak'],
-  ['topology', '`npm run test:topology`', 'Cluster with replicas and Sentinel: contracts, replica sync, failover and slot moves'],
-  ['packaging', '`npm run test:packaging`', 'the packed tarball from CommonJS, ESM and TypeScript consumers, the documents\' snippets, the demo and the examples'],
-  ['histories', '`npm run test:histories`', 'the randomized mixed-client history check: Node processes and Java Redisson, 2,000 random operations per kind under faults, checked against each kind\'s model ([docs/history-checker.md](https://github.com/ioredisson/ioredisson/blob/main/docs/history-checker.md); `-- --seed S --ops N` runs longer)'],
+  [
+    'topology',
+    '`npm run test:topology`',
+    'Cluster with replicas and Sentinel: contracts, replica sync, failover and slot moves',
+  ],
+  [
+    'packaging',
+    '`npm run test:packaging`',
+    "the packed tarball from CommonJS, ESM and TypeScript consumers, the documents' snippets, the demo and the examples",
+  ],
+  [
+    'histories',
+    '`npm run test:histories`',
+    "the randomized mixed-client history check: Node processes and Java Redisson, 2,000 random operations per kind under faults, checked against each kind's model ([docs/history-checker.md](https://github.com/ioredisson/ioredisson/blob/main/docs/history-checker.md); `-- --seed S --ops N` runs longer)",
+  ],
 ];
 
 function suitesTable() {
@@ -31,7 +47,10 @@ function suitesTable() {
   });
   const runs = SUITES.map(([key]) => recorded[key]).filter(Boolean);
   const commits = [...new Set(runs.map((run) => run.commit))].join(', ');
-  const last = runs.map((run) => run.at).sort().at(-1);
+  const last = runs
+    .map((run) => run.at)
+    .sort()
+    .at(-1);
   return [
     '| command | what | tests | took |',
     '|---|---|---|---|',

@@ -1,16 +1,9 @@
-import { lockChannel } from '../lib/keys';
-import { lockContract } from './contract/lock-contract';
-import { LOCK_USER, LOCK_USER_RULES } from './helpers/acl';
+import { LOCK_USER, LOCK_USER_RULES, lockContractAsUser } from './helpers/acl';
 import { useRedis } from './helpers/fixture';
 
-lockContract({
-  kind: 'RLock as a Redis user with only the rules docs/security.md lists',
-  factory: 'getLock',
-  channel: lockChannel,
-  reentrant: true,
-  user: LOCK_USER,
-  prepare: (admin) => admin.call('ACL', 'SETUSER', 'locker', 'reset', ...LOCK_USER_RULES),
-});
+lockContractAsUser('RLock as a Redis user with only the rules docs/security.md lists', (admin) =>
+  admin.call('ACL', 'SETUSER', LOCK_USER.username, 'reset', ...LOCK_USER_RULES),
+);
 
 describe('a missing permission is reported, never hidden behind a fallback', () => {
   const { admin, client } = useRedis();

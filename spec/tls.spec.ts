@@ -1,7 +1,5 @@
 import { join } from 'node:path';
-import { lockChannel } from '../lib/keys';
-import { lockContract } from './contract/lock-contract';
-import { LOCK_USER, LOCK_USER_RULES } from './helpers/acl';
+import { LOCK_USER, LOCK_USER_RULES, lockContractAsUser } from './helpers/acl';
 import { ROOT, run, runOk } from './helpers/consumer';
 import { eventually } from './helpers/redis-server';
 import { TLS_STANDALONE } from './helpers/tls';
@@ -15,19 +13,13 @@ import { useTopology } from './helpers/topology';
  */
 
 const fixture = useTopology(TLS_STANDALONE);
-const prepare = () => fixture.deployment().admin().call('ACL', 'SETUSER', LOCK_USER.username, 'reset', ...LOCK_USER_RULES);
+const prepare = () =>
+  fixture
+    .deployment()
+    .admin()
+    .call('ACL', 'SETUSER', LOCK_USER.username, 'reset', ...LOCK_USER_RULES);
 
-lockContract(
-  {
-    kind: 'RLock over TLS as a least-privilege ACL user',
-    factory: 'getLock',
-    channel: lockChannel,
-    reentrant: true,
-    user: LOCK_USER,
-    prepare,
-  },
-  fixture,
-);
+lockContractAsUser('RLock over TLS as a least-privilege ACL user', prepare, fixture);
 
 describe('over TLS as a least-privilege ACL user', () => {
   const { client, deployment } = fixture;
@@ -87,7 +79,10 @@ describe('over TLS as a least-privilege ACL user', () => {
     });
 
     it('refuses a server whose certificate it cannot verify: exit 4, the password not shown', async () => {
-      const result = await run(process.execPath, [CLI, '--url', url(), 'inspect', 'contract:cli'], { env: env(), timeout: 60_000 });
+      const result = await run(process.execPath, [CLI, '--url', url(), 'inspect', 'contract:cli'], {
+        env: env(),
+        timeout: 60_000,
+      });
       expect(result.code).toBe(4);
       expect(result.stderr).toMatch(/cannot reach Redis at rediss:\/\/locker:\*\*\*@127\.0\.0\.1/);
       expect(result.stderr).not.toMatch(/locker-secret/);
@@ -95,7 +90,9 @@ describe('over TLS as a least-privilege ACL user', () => {
 
     it('refuses --ca without a rediss:// URL: exit 2', async () => {
       const plain = url().replace('rediss://', 'redis://');
-      expect((await run(process.execPath, [CLI, '--url', plain, '--ca', caFile(), 'inspect', 'x'], { env: env() })).code).toBe(2);
+      expect(
+        (await run(process.execPath, [CLI, '--url', plain, '--ca', caFile(), 'inspect', 'x'], { env: env() })).code,
+      ).toBe(2);
     });
   });
 });

@@ -20,12 +20,50 @@ export function makeCertificates(): TestCertificates {
   const dir = mkdtempSync(join(tmpdir(), 'ioredisson-tls-'));
   const path = (file: string) => join(dir, file);
   const openssl = (...args: string[]) => execFileSync('openssl', args, { stdio: 'pipe' });
-  openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=ioredisson test CA', '-keyout', path('ca.key'), '-out', path('ca.crt'));
-  openssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=localhost', '-keyout', path('server.key'), '-out', path('server.csr'));
+  openssl(
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-days',
+    '1',
+    '-subj',
+    '/CN=ioredisson test CA',
+    '-keyout',
+    path('ca.key'),
+    '-out',
+    path('ca.crt'),
+  );
+  openssl(
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-subj',
+    '/CN=localhost',
+    '-keyout',
+    path('server.key'),
+    '-out',
+    path('server.csr'),
+  );
   writeFileSync(path('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:localhost\n');
   openssl(
-    'x509', '-req', '-in', path('server.csr'), '-CA', path('ca.crt'), '-CAkey', path('ca.key'), '-CAcreateserial',
-    '-days', '1', '-extfile', path('server.ext'), '-out', path('server.crt'),
+    'x509',
+    '-req',
+    '-in',
+    path('server.csr'),
+    '-CA',
+    path('ca.crt'),
+    '-CAkey',
+    path('ca.key'),
+    '-CAcreateserial',
+    '-days',
+    '1',
+    '-extfile',
+    path('server.ext'),
+    '-out',
+    path('server.crt'),
   );
   return {
     dir,
@@ -40,9 +78,18 @@ export function makeCertificates(): TestCertificates {
 /** The `redis-server` arguments that serve TLS only (no plain port), clients without certificates. */
 export function tlsServerArgs(certificates: TestCertificates, port: number): string[] {
   return [
-    '--port', '0', '--tls-port', String(port),
-    '--tls-cert-file', certificates.certFile, '--tls-key-file', certificates.keyFile, '--tls-ca-cert-file', certificates.caFile,
-    '--tls-auth-clients', 'no',
+    '--port',
+    '0',
+    '--tls-port',
+    String(port),
+    '--tls-cert-file',
+    certificates.certFile,
+    '--tls-key-file',
+    certificates.keyFile,
+    '--tls-ca-cert-file',
+    certificates.caFile,
+    '--tls-auth-clients',
+    'no',
   ];
 }
 

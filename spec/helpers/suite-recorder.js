@@ -13,7 +13,9 @@ class SuiteRecorder {
     this.suite = options.suite ?? 'main';
     // A run of some files or tests only (`jest spec/x`, `-t name`) is not the suite's figure.
     const paths = globalConfig.testPathPatterns;
-    this.partial = Boolean(globalConfig.testNamePattern) || (Array.isArray(paths) ? paths.length > 0 : (paths?.patterns?.length ?? 0) > 0);
+    this.partial =
+      Boolean(globalConfig.testNamePattern) ||
+      (Array.isArray(paths) ? paths.length > 0 : (paths?.patterns?.length ?? 0) > 0);
   }
 
   onRunComplete(_contexts, results) {

@@ -1,8 +1,8 @@
 import Redis, { type RedisOptions } from 'ioredis';
 import { makeCertificates, tlsServerArgs } from './certificates';
-import { commandCounts, freePort } from './redis-server';
+import { freePort } from './redis-server';
 import { spawnRedis, stopProcess } from './redis-process';
-import { channelsOn, clusterTopology, subscribersOn, type Topology } from './topology';
+import { clusterTopology, singleServer, type Topology } from './topology';
 
 /**
  * A standalone server that speaks TLS only: every connection a test or the library makes (the
@@ -22,30 +22,22 @@ export const TLS_STANDALONE: Topology = {
     );
     const connections: Redis[] = [];
     const connect = (options: RedisOptions = {}) => {
-      const redis = new Redis({ host: '127.0.0.1', port, maxRetriesPerRequest: null, ...options, tls: { ca: certificates.ca } });
+      const redis = new Redis({
+        host: '127.0.0.1',
+        port,
+        maxRetriesPerRequest: null,
+        ...options,
+        tls: { ca: certificates.ca },
+      });
       redis.on('error', () => undefined);
       connections.push(redis);
       return redis;
     };
-    const admin = connect();
-    return {
-      target: `rediss://127.0.0.1:${port}`,
-      connect,
-      admin: () => admin,
-      keys: async () => (await admin.keys('*')).sort(),
-      subscribers: (channel) => subscribersOn([admin], channel),
-      channels: (pattern) => channelsOn([admin], pattern),
-      commandCounts: () => commandCounts(admin),
-      flush: async () => {
-        await admin.flushall();
-        await admin.script('FLUSH');
-      },
-      stop: async () => {
-        for (const redis of connections) redis.disconnect();
-        await stopProcess(server);
-        certificates.remove();
-      },
-    };
+    return singleServer(`rediss://127.0.0.1:${port}`, connect, async () => {
+      for (const redis of connections) redis.disconnect();
+      await stopProcess(server);
+      certificates.remove();
+    });
   },
 };
 

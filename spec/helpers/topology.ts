@@ -40,23 +40,28 @@ export const STANDALONE: Topology = {
   name: 'standalone',
   async start() {
     const server = await startRedis();
-    const admin = server.connect();
-    return {
-      target: server.url,
-      connect: (options) => server.connect(options),
-      admin: () => admin,
-      keys: async () => (await admin.keys('*')).sort(),
-      subscribers: (channel) => subscribersOn([admin], channel),
-      channels: (pattern) => channelsOn([admin], pattern),
-      commandCounts: () => commandCounts(admin),
-      flush: async () => {
-        await admin.flushall();
-        await admin.script('FLUSH');
-      },
-      stop: () => server.stop(),
-    };
+    return singleServer(server.url, (options) => server.connect(options), () => server.stop());
   },
 };
+
+/** The deployment of one server at `target`, reached by `connect` (its first connection is the admin's). */
+export function singleServer(target: string, connect: (options?: RedisOptions) => Redis, stop: () => Promise<void>): Deployment {
+  const admin = connect();
+  return {
+    target,
+    connect,
+    admin: () => admin,
+    keys: async () => (await admin.keys('*')).sort(),
+    subscribers: (channel) => subscribersOn([admin], channel),
+    channels: (pattern) => channelsOn([admin], pattern),
+    commandCounts: () => commandCounts(admin),
+    flush: async () => {
+      await admin.flushall();
+      await admin.script('FLUSH');
+    },
+    stop,
+  };
+}
 
 /** A Redis Cluster, by default three primaries with one replica each. */
 export function clusterTopology(shape: ClusterShape = { masters: 3, replicas: 1 }, name = 'Cluster with replicas'): Topology {

@@ -174,7 +174,11 @@ describeInterop('interop: Java changes objects under Node fast paths', () => {
     const java = javaLock(name, 'fairLock');
     const order: string[] = [];
     const javaWaiter = java.tryLock(30_000, 60_000).then((ok) => order.push(ok ? 'java' : 'java gave up'));
-    await eventually(async () => (await admin().llen(`redisson_lock_queue:{${name}}`)) === 1, 15_000, 'the Java waiter queued');
+    await eventually(
+      async () => (await admin().llen(`redisson_lock_queue:{${name}}`)) === 1,
+      15_000,
+      'the Java waiter queued',
+    );
     await fair().unlock({ threadId: 1 });
     const nodeAgain = fair()
       .lock({ threadId: 1, leaseTime: 60_000 })

@@ -1,7 +1,6 @@
 import type { Cluster } from 'ioredis';
 import { lockChannel } from '../../lib/keys';
-import { lockContract } from '../contract/lock-contract';
-import { CLUSTER_LOCK_USER_RULES, LOCK_USER } from '../helpers/acl';
+import { CLUSTER_LOCK_USER_RULES, LOCK_USER, lockContractAsUser } from '../helpers/acl';
 import { eventually } from '../helpers/redis-server';
 import { TLS_CLUSTER } from '../helpers/tls';
 import { useTopology } from '../helpers/topology';
@@ -21,17 +20,7 @@ const prepare = async () => {
   }
 };
 
-lockContract(
-  {
-    kind: 'RLock over TLS as a least-privilege ACL user',
-    factory: 'getLock',
-    channel: lockChannel,
-    reentrant: true,
-    user: LOCK_USER,
-    prepare,
-  },
-  fixture,
-);
+lockContractAsUser('RLock over TLS as a least-privilege ACL user', prepare, fixture);
 
 describe('a Cluster over TLS as a least-privilege ACL user', () => {
   const { client, deployment } = fixture;
@@ -44,7 +33,11 @@ describe('a Cluster over TLS as a least-privilege ACL user', () => {
     await holder.getLock(name).lock({ leaseTime: 30_000 });
     const waiting = waiter.getLock(name).acquire({ waitTime: 25_000 });
     await eventually(() => waiter.diagnostics().waiters === 1, 10_000, 'the waiter parked');
-    await eventually(async () => (await deployment().subscribers(lockChannel(name))) >= 1, 10_000, 'a shard subscription');
+    await eventually(
+      async () => (await deployment().subscribers(lockChannel(name))) >= 1,
+      10_000,
+      'a shard subscription',
+    );
     const releasedAt = performance.now();
     await holder.getLock(name).unlock();
     const handle = await waiting;
