@@ -434,8 +434,8 @@ export class RedissonClient {
   }
 
   /**
-   * Stops the watchdog, closes the subscriber connection, deletes the unlock latches still queued
-   * and rejects pending waits with {@link ClientClosedError}. Locks still held are not released (they
+   * Stops the watchdog, closes the subscriber connection, waits for the unlock latches' deletions
+   * already sent, and rejects pending waits with {@link ClientClosedError}. Locks still held are not released (they
    * expire with their lease); their handles' signals abort and `lockLost` is emitted for each. The
    * caller's `redis` connection is left open. Idempotent. Returns within {@link SHUTDOWN_BOUND_MS}
    * even when Redis does not answer (latches not deleted by then expire by themselves).
