@@ -16,7 +16,7 @@ const REPLY_GRACE_MS = 250;
 /** Slack on top of `waitTime + replyGrace` for timers running late on a loaded 2-core machine. */
 const SLACK_MS = 2_000;
 /** A holder whose lock a restart without persistence lost is told within this long of the server's return. */
-const TOLD_WITHIN_MS = 1_000;
+const TOLD_WITHIN_MS = 2_000;
 
 /** One line a contender logged (see fixtures/restart-contender.mjs). */
 interface Entry {
