@@ -69,6 +69,24 @@ export default tseslint.config(
       ],
     },
   },
+  // The kernel names no kind: it drives the records kinds hand it, and never reaches into lib/kinds/,
+  // the client or the CLI (DESIGN.md section 3).
+  {
+    files: ['lib/kernel/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/kinds', '**/kinds/**', '**/client', '**/cli/**', '**/lua/*/**', '!**/lua/includes/**'],
+              message: 'lib/kernel/ imports no kind, client or CLI module, and no kind\'s script.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // Tests read JSON of unknown shape (CLI reports, package.json of the tarball) and feed hostile input
   // on purpose; the promise rules and the rest of the type-checked set still apply to them.
   {

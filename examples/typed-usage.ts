@@ -7,7 +7,7 @@ import {
   LockAcquireTimeoutError,
   RedissonClient,
   RedissonError,
-  type LockHandle,
+  type Handle,
   type RedissonErrorCode,
   type RedissonOptions,
 } from 'ioredisson';
@@ -42,7 +42,7 @@ const invoice: Invoice = await withOrder(7, async (signal) => {
 console.log(`invoice for order ${invoice.order}: ${invoice.total}`);
 
 // While a handle holds order 7, another caller times out: a LockAcquireTimeoutError.
-const held: LockHandle = await redisson.getLock('example:typed:order:7').acquire();
+const held: Handle = await redisson.getLock('example:typed:order:7').acquire();
 try {
   await withOrder(7, async () => 'never');
 } catch (error) {

@@ -4,29 +4,29 @@ import mitt, { type Emitter, type Handler } from 'mitt';
 import { isCluster, keyPrefixOf, type RedisConnection } from './connection';
 import { ClientClosedError, InvalidArgumentError } from './errors';
 import type { RedissonEvents } from './events';
-import type { LeaseKind } from './leases/lease';
-import { LeaseTracker } from './leases/tracker';
-import type { Closable, ReplyBound } from './locks/acquisition';
-import type { BaseLock } from './locks/base-lock';
-import { checkMembers } from './locks/composite';
-import type { ClientLocal, LockContext, LockKind } from './locks/context';
-import { FairLock } from './locks/fair-lock';
-import { FencedLock } from './locks/fenced-lock';
-import { HoldLedger } from './locks/hold-ledger';
-import { MultiLock } from './locks/multi-lock';
-import { NonReentrantFairLock } from './locks/non-reentrant-fair-lock';
-import { NonReentrantLock } from './locks/non-reentrant-lock';
-import { RReadWriteLock } from './locks/read-write-lock';
-import { RedLock } from './locks/red-lock';
-import { RLock } from './locks/rlock';
-import { SpinLock, toBackOff, type BackOffOptions } from './locks/spin-lock';
+import type { LeaseKind } from './kernel/leases/lease';
+import { LeaseTracker } from './kernel/leases/tracker';
+import type { Closable, ReplyBound } from './kernel/acquisition';
+import type { BaseLock } from './kinds/base-lock';
+import { checkMembers } from './kinds/composite';
+import type { ClientLocal, ClientContext, HoldKind } from './kernel/context';
+import { RFairLock } from './kinds/fair-lock';
+import { RFencedLock } from './kinds/fenced-lock';
+import { HoldLedger } from './kernel/hold-ledger';
+import { RMultiLock } from './kinds/multi-lock';
+import { RNonReentrantFairLock } from './kinds/non-reentrant-fair-lock';
+import { RNonReentrantLock } from './kinds/non-reentrant-lock';
+import { RReadWriteLock } from './kinds/read-write-lock';
+import { RRedLock } from './kinds/red-lock';
+import { RLock } from './kinds/rlock';
+import { RSpinLock, toBackOff, type BackOffOptions } from './kinds/spin-lock';
 import { checkName, resolveOptions, type Logger, type RedissonOptions, type ResolvedOptions } from './options';
 import { OwnerScopes } from './owner';
-import { PubSubManager } from './pubsub/manager';
-import { ScriptRunner } from './scripts/runner';
-import { RCountDownLatch } from './sync/count-down-latch';
-import { RPermitExpirableSemaphore } from './sync/permit-expirable-semaphore';
-import { RSemaphore } from './sync/semaphore';
+import { PubSubManager } from './kernel/pubsub/manager';
+import { ScriptRunner } from './kernel/scripts/runner';
+import { RCountDownLatch } from './kinds/count-down-latch';
+import { RPermitExpirableSemaphore } from './kinds/permit-expirable-semaphore';
+import { RSemaphore } from './kinds/semaphore';
 
 /**
  * Longest `RedissonClient.shutdown()` waits for Redis (the subscriber's close, the deletion of
@@ -88,9 +88,9 @@ export class RedissonClient {
   private readonly pubsub: PubSubManager;
   private readonly leases: LeaseTracker;
   private readonly scripts: ScriptRunner;
-  private readonly ledgers = new Map<LockKind, HoldLedger>();
+  private readonly ledgers = new Map<HoldKind, HoldLedger>();
   private readonly locals = new Map<ClientLocal<unknown>, unknown>();
-  private readonly context: LockContext;
+  private readonly context: ClientContext;
 
   /**
    * @param redis an ioredis `Redis` or `Cluster` connection, used for scripts; the subscriber
@@ -194,11 +194,11 @@ export class RedissonClient {
    * await lock.using(() => runImport(), { waitTime: 30_000 });
    * ```
    */
-  getSpinLock(name: string, backOff?: BackOffOptions): SpinLock {
+  getSpinLock(name: string, backOff?: BackOffOptions): RSpinLock {
     checkName(name);
     const pauses = toBackOff(backOff);
     this.assertOpen();
-    return new SpinLock(this.context, name, pauses);
+    return new RSpinLock(this.context, name, pauses);
   }
 
   /**
@@ -216,10 +216,10 @@ export class RedissonClient {
    * }
    * ```
    */
-  getFencedLock(name: string): FencedLock {
+  getFencedLock(name: string): RFencedLock {
     checkName(name);
     this.assertOpen();
-    return new FencedLock(this.context, name);
+    return new RFencedLock(this.context, name);
   }
 
   /**
@@ -235,10 +235,10 @@ export class RedissonClient {
    * });
    * ```
    */
-  getNonReentrantLock(name: string): NonReentrantLock {
+  getNonReentrantLock(name: string): RNonReentrantLock {
     checkName(name);
     this.assertOpen();
-    return new NonReentrantLock(this.context, name);
+    return new RNonReentrantLock(this.context, name);
   }
 
   /**
@@ -252,10 +252,10 @@ export class RedissonClient {
    * await lock.using(() => print(doc), { waitTime: 60_000 }); // first come, first served
    * ```
    */
-  getFairLock(name: string): FairLock {
+  getFairLock(name: string): RFairLock {
     checkName(name);
     this.assertOpen();
-    return new FairLock(this.context, name);
+    return new RFairLock(this.context, name);
   }
 
   /**
@@ -268,10 +268,10 @@ export class RedissonClient {
    * await redisson.getNonReentrantFairLock('queue-head').using(() => takeNext());
    * ```
    */
-  getNonReentrantFairLock(name: string): NonReentrantFairLock {
+  getNonReentrantFairLock(name: string): RNonReentrantFairLock {
     checkName(name);
     this.assertOpen();
-    return new NonReentrantFairLock(this.context, name);
+    return new RNonReentrantFairLock(this.context, name);
   }
 
   /**
@@ -349,10 +349,10 @@ export class RedissonClient {
    * await transfer.using(() => move(1, 2, 100)); // both held, or neither
    * ```
    */
-  getMultiLock(...locks: BaseLock[] | [BaseLock[]]): MultiLock {
+  getMultiLock(...locks: BaseLock[] | [BaseLock[]]): RMultiLock {
     const members = checkMembers(locks, 'getMultiLock()');
     this.assertOpen();
-    return new MultiLock(this.context, members);
+    return new RMultiLock(this.context, members);
   }
 
   /**
@@ -369,10 +369,10 @@ export class RedissonClient {
    * await lock.using(() => runJob(), { waitTime: 2_000 });
    * ```
    */
-  getRedLock(...locks: BaseLock[] | [BaseLock[]]): RedLock {
+  getRedLock(...locks: BaseLock[] | [BaseLock[]]): RRedLock {
     const members = checkMembers(locks, 'getRedLock()');
     this.assertOpen();
-    return new RedLock(this.context, members);
+    return new RRedLock(this.context, members);
   }
 
   /**
@@ -466,7 +466,7 @@ export class RedissonClient {
   }
 
   /** The hold ledger of `kind`, made on first use with a lease kind that renews through `kind`. */
-  private ledgerOf(kind: LockKind): HoldLedger {
+  private ledgerOf(kind: HoldKind): HoldLedger {
     let ledger = this.ledgers.get(kind);
     if (!ledger) {
       const leaseKind: LeaseKind = { noun: 'Lock', renew: (batch, leaseTime) => kind.renew(this.scripts, batch, leaseTime) };

@@ -21,23 +21,23 @@ export {
   type RedissonErrorCode,
 } from './errors';
 export type { AcquisitionStats, LockEvent, RedissonEvents } from './events';
-export { BaseLock } from './locks/base-lock';
-export { BASE_WAIT_PER_LOCK_MS, CompositeLock } from './locks/composite';
-export { FairLock } from './locks/fair-lock';
-export { FencedLock, type FencedLockHandle } from './locks/fenced-lock';
-export { LockHandle } from './locks/handle';
-export { MultiLock } from './locks/multi-lock';
-export { NonReentrantFairLock } from './locks/non-reentrant-fair-lock';
-export { NonReentrantLock } from './locks/non-reentrant-lock';
-export { RReadLock, RReadWriteLock, RWriteLock } from './locks/read-write-lock';
-export { MEMBER_REPLY_BOUND_MS, RedLock, RedLockHandle, clockDrift } from './locks/red-lock';
-export { RLock } from './locks/rlock';
+export { BaseLock } from './kinds/base-lock';
+export { BASE_WAIT_PER_LOCK_MS, CompositeLock } from './kinds/composite';
+export { RFairLock } from './kinds/fair-lock';
+export { RFencedLock, type FencedLockHandle } from './kinds/fenced-lock';
+export { Handle } from './kernel/handle';
+export { RMultiLock } from './kinds/multi-lock';
+export { RNonReentrantFairLock } from './kinds/non-reentrant-fair-lock';
+export { RNonReentrantLock } from './kinds/non-reentrant-lock';
+export { RReadLock, RReadWriteLock, RWriteLock } from './kinds/read-write-lock';
+export { MEMBER_REPLY_BOUND_MS, RRedLock, RedLockHandle, clockDrift } from './kinds/red-lock';
+export { RLock } from './kinds/rlock';
 export {
-  SpinLock,
+  RSpinLock,
   type BackOffOptions,
   type ConstantBackOffOptions,
   type ExponentialBackOffOptions,
-} from './locks/spin-lock';
+} from './kinds/spin-lock';
 export {
   DEFAULTS,
   MAX_NAME_BYTES,
@@ -52,7 +52,7 @@ export {
   type ResolvedOptions,
   type TryLockOptions,
 } from './options';
-export { RCountDownLatch } from './sync/count-down-latch';
+export { RCountDownLatch } from './kinds/count-down-latch';
 export {
   MAX_PERMITS,
   type ExpirableAcquireOptions,
@@ -61,7 +61,17 @@ export {
   type SemaphoreAcquireOptions,
   type SemaphoreUsingOptions,
   type TrySetPermitsOptions,
-} from './sync/options';
-export { PermitHandle } from './sync/permits';
-export { RPermitExpirableSemaphore } from './sync/permit-expirable-semaphore';
-export { RSemaphore } from './sync/semaphore';
+} from './kinds/sync-options';
+export { PermitHandle } from './kinds/permits';
+export { RPermitExpirableSemaphore } from './kinds/permit-expirable-semaphore';
+export { RSemaphore } from './kinds/semaphore';
+export {
+  FairLock,
+  FencedLock,
+  LockHandle,
+  MultiLock,
+  NonReentrantFairLock,
+  NonReentrantLock,
+  RedLock,
+  SpinLock,
+} from './deprecated';

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import {
   LockNotHeldError,
   LockReentryError,
-  type FairLock,
-  type LockHandle,
+  type RFairLock,
+  type Handle,
   type RedissonClient,
 } from '../lib';
 import { fairLockQueue, fairLockTimeouts, fairWaiterChannel, lockChannel } from '../lib/keys';
@@ -314,7 +314,7 @@ describe('NonReentrantFairLock', () => {
     const other = client();
     const name = 'fair:non-reentrant';
     const lock = redisson.getNonReentrantFairLock(name);
-    let handle!: LockHandle;
+    let handle!: Handle;
     let waiting!: Promise<boolean>;
     await redisson.run(async () => {
       handle = await lock.acquire();
@@ -350,8 +350,8 @@ describe('NonReentrantFairLock', () => {
 
   it('is a FairLock with its own factory', () => {
     const redisson = client();
-    const lock: FairLock = redisson.getNonReentrantFairLock('fair:kind');
-    expect(lock.constructor.name).toBe('NonReentrantFairLock');
-    expect(redisson.getFairLock('fair:kind').constructor.name).toBe('FairLock');
+    const lock: RFairLock = redisson.getNonReentrantFairLock('fair:kind');
+    expect(lock.constructor.name).toBe('RNonReentrantFairLock');
+    expect(redisson.getFairLock('fair:kind').constructor.name).toBe('RFairLock');
   });
 });

@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { FencedLock, LockLostError, LockNotHeldError, RLock } from '../lib';
-import { acquireFencedLock } from '../lib/scripts/fenced-lock';
+import { RFencedLock, LockLostError, LockNotHeldError, RLock } from '../lib';
+import { acquireFencedLock } from '../lib/kinds/scripts/fenced-lock';
 import { delay, useRedis } from './helpers/fixture';
 import { plainRunner } from './helpers/lock-scripts';
 import { eventually } from './helpers/redis-server';
@@ -113,7 +113,7 @@ describe('FencedLock operations', () => {
     const redisson = client();
     const fenced = redisson.getFencedLock('fenced:rlock');
     expect(fenced).toBeInstanceOf(RLock);
-    expect(fenced).toBeInstanceOf(FencedLock);
+    expect(fenced).toBeInstanceOf(RFencedLock);
     const token = await fenced.lockAndGetToken({ leaseTime: 10_000 });
     expect(token).toBe(1);
     const ttl = await fenced.remainTimeToLive();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import type Redis from 'ioredis';
-import { newRequestId, type UnlockRequest, type UnlockResult } from '../lib/scripts/lock';
+import { newRequestId, type UnlockRequest, type UnlockResult } from '../lib/kinds/scripts/lock';
 import { lockScripts, lostReplyRunner, plainRunner, type LockScriptsUnderTest } from './helpers/lock-scripts';
 import { useRedis } from './helpers/fixture';
 

@@ -4,7 +4,7 @@ import {
   InvalidArgumentError,
   LockAcquireTimeoutError,
   RedisUnavailableError,
-  LockHandle,
+  Handle,
   LockLostError,
   LockNotHeldError,
   RedissonClient,
@@ -68,7 +68,7 @@ describe('MultiLock over three servers', () => {
     await nothingLeft();
 
     const handle = await multi.acquire({ waitTime: 2_000 });
-    expect(handle).toBeInstanceOf(LockHandle);
+    expect(handle).toBeInstanceOf(Handle);
     expect(handle.name).toBe('MultiLock(multi:a, multi:b, multi:c)');
     expect(handle.signal.aborted).toBe(false);
     await handle.release();

@@ -1,5 +1,5 @@
-import { LockReentryError, NonReentrantLock, RLock, type RedissonClient } from '../lib';
-import { acquireNonReentrantLock } from '../lib/scripts/non-reentrant-lock';
+import { LockReentryError, RNonReentrantLock, RLock, type RedissonClient } from '../lib';
+import { acquireNonReentrantLock } from '../lib/kinds/scripts/non-reentrant-lock';
 import { delay, useRedis } from './helpers/fixture';
 import { commandCounts, commandsBetween, eventually } from './helpers/redis-server';
 import { plainRunner } from './helpers/lock-scripts';
@@ -28,7 +28,7 @@ describe('NonReentrantLock re-acquire by the holder', () => {
   it('rejects at once with LockReentryError within an owner scope, on every acquire method', async () => {
     const redisson = client();
     const lock = redisson.getNonReentrantLock('nr:scope');
-    expect(lock).toBeInstanceOf(NonReentrantLock);
+    expect(lock).toBeInstanceOf(RNonReentrantLock);
     expect(lock).toBeInstanceOf(RLock);
     await redisson.run(async () => {
       await lock.lock();

@@ -1,6 +1,6 @@
-import type { Subscription } from '../lib/pubsub/manager';
-import type { Waiter } from '../lib/pubsub/wait-queue';
-import { wakeAll, wakeCount, type WakePolicy } from '../lib/pubsub/wake';
+import type { Subscription } from '../lib/kernel/pubsub/manager';
+import type { Waiter } from '../lib/kernel/pubsub/wait-queue';
+import { wakeAll, wakeCount, type WakePolicy } from '../lib/kernel/pubsub/wake';
 import { useRedis } from './helpers/fixture';
 import { usePubSubManager } from './helpers/pubsub-manager';
 import { eventually } from './helpers/redis-server';

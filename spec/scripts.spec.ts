@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { RedissonClient } from '../lib';
-import { newRequestId } from '../lib/scripts/lock';
+import { newRequestId } from '../lib/kinds/scripts/lock';
 import { lockScripts, lostReplyRunner, plainRunner, type LockScriptsUnderTest } from './helpers/lock-scripts';
 import { useRedis } from './helpers/fixture';
 import { commandCounts } from './helpers/redis-server';

@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { RedissonClient } from '../lib';
-import { PASS_STREAK } from '../lib/locks/hand-off';
+import { PASS_STREAK } from '../lib/kernel/hand-off';
 import { useRedis } from './helpers/fixture';
 import { ChaosProxy } from './helpers/proxy';
 import { commandCounts, commandsBetween, eventually } from './helpers/redis-server';

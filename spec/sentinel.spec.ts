@@ -1,4 +1,4 @@
-import { RedissonClient, type LockHandle } from '../lib';
+import { RedissonClient, type Handle } from '../lib';
 import { eventually, subscriberCount } from './helpers/redis-server';
 import { startSentinel, type TestSentinel } from './helpers/sentinel';
 
@@ -27,7 +27,7 @@ function client(): RedissonClient {
 }
 
 /** The acquisition's handle, and when (Date.now()) it resolved. */
-function timed(acquiring: Promise<LockHandle>): Promise<{ handle: LockHandle; at: number }> {
+function timed(acquiring: Promise<Handle>): Promise<{ handle: Handle; at: number }> {
   return acquiring.then((handle) => ({ handle, at: Date.now() }));
 }
 

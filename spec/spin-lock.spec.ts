@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { InvalidArgumentError, SpinLock, type BackOffOptions } from '../lib';
-import { toBackOff } from '../lib/locks/spin-lock';
+import { InvalidArgumentError, RSpinLock, type BackOffOptions } from '../lib';
+import { toBackOff } from '../lib/kinds/spin-lock';
 import { delay, useRedis } from './helpers/fixture';
 import { commandCounts, commandsBetween, eventually } from './helpers/redis-server';
 
@@ -105,7 +105,7 @@ describe('SpinLock back-off', () => {
     for (const backOff of bad) {
       expect(() => redisson.getSpinLock('spin:bad', backOff as never)).toThrow(InvalidArgumentError);
     }
-    expect(redisson.getSpinLock('spin:ok', { type: 'constant', delay: 10 })).toBeInstanceOf(SpinLock);
+    expect(redisson.getSpinLock('spin:ok', { type: 'constant', delay: 10 })).toBeInstanceOf(RSpinLock);
     expect(commandsBetween(before, await commandCounts(admin()))).toEqual({});
   });
 

@@ -6,8 +6,8 @@ import {
   trimLock,
   unlockLock,
   type UnlockRequest,
-} from '../../lib/scripts/lock';
-import { ScriptRunner } from '../../lib/scripts/runner';
+} from '../../lib/kinds/scripts/lock';
+import { ScriptRunner } from '../../lib/kernel/scripts/runner';
 
 /** RLock's typed script wrappers bound to one runner, for tests that drive the scripts directly. */
 export function lockScripts(runner: ScriptRunner) {

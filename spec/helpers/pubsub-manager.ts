@@ -1,4 +1,4 @@
-import { PubSubManager } from '../../lib/pubsub/manager';
+import { PubSubManager } from '../../lib/kernel/pubsub/manager';
 import type { TestRedis } from './redis-server';
 
 /**

@@ -112,13 +112,13 @@ describe('the packed tarball', () => {
 
   it('type-checks in a strict nodenext TypeScript consumer, as ESM and as CommonJS', async () => {
     const body = `import { Redis } from 'ioredis';
-import { RedissonClient, LockNotHeldError, type LockHandle } from 'ioredisson';
+import { RedissonClient, LockNotHeldError, type Handle } from 'ioredisson';
 
 export async function main(): Promise<number> {
   const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
   const redisson = new RedissonClient(redis, { lockWatchdogTimeout: 30_000 });
   const lock = redisson.getLock('order:42');
-  const handle: LockHandle | null = await lock.tryAcquire({ waitTime: 100 });
+  const handle: Handle | null = await lock.tryAcquire({ waitTime: 100 });
   const n: number = await lock.using(async (signal: AbortSignal) => (signal.aborted ? 0 : 1), { waitTime: 5_000 });
   await handle?.release();
   try { await lock.unlock(); } catch (error) { if (!(error instanceof LockNotHeldError)) throw error; }

@@ -1,5 +1,5 @@
 import calculateSlot from 'cluster-key-slot';
-import { RedissonClient, type LockHandle, type RedissonOptions } from '../../lib';
+import { RedissonClient, type Handle, type RedissonOptions } from '../../lib';
 import { lockChannel } from '../../lib/keys';
 import { startCluster, type TestCluster } from '../helpers/cluster';
 import { eventually } from '../helpers/redis-server';
@@ -56,7 +56,7 @@ async function waitCalls(): Promise<number> {
 }
 
 /** The acquisition's handle and when (performance.now()) it resolved. */
-function timed(acquiring: Promise<LockHandle>): Promise<{ handle: LockHandle; at: number }> {
+function timed(acquiring: Promise<Handle>): Promise<{ handle: Handle; at: number }> {
   return acquiring.then((handle) => ({ handle, at: performance.now() }));
 }
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { INCLUDES } from '../../lib/scripts/includes';
-import { defineScript } from '../../lib/scripts/runner';
+import { INCLUDES } from '../../lib/kernel/scripts/includes';
+import { defineScript } from '../../lib/kernel/scripts/runner';
 
 describe('defineScript', () => {
   it('replaces an include line by the shared Lua, and hashes the result', () => {

@@ -1,7 +1,7 @@
 import type { LockLostError } from '../../lib/errors';
-import type { Lease, LeaseKind, LeaseTerm } from '../../lib/leases/lease';
-import { LeaseTracker } from '../../lib/leases/tracker';
-import { HoldLedger, type HeldLock } from '../../lib/locks/hold-ledger';
+import type { Lease, LeaseKind, LeaseTerm } from '../../lib/kernel/leases/lease';
+import { LeaseTracker } from '../../lib/kernel/leases/tracker';
+import { HoldLedger, type HeldLock } from '../../lib/kernel/hold-ledger';
 
 /** Renews a batch: one flag per lease. */
 type RenewBatch = (batch: readonly Lease[]) => Promise<boolean[]>;

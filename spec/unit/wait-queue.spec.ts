@@ -1,4 +1,4 @@
-import { WaitQueue, type Waiter } from '../../lib/pubsub/wait-queue';
+import { WaitQueue, type Waiter } from '../../lib/kernel/pubsub/wait-queue';
 
 /** A waiter that records what happened to it. */
 function waiter(log: string[], id: string): Waiter {

@@ -1,0 +1,485 @@
+import { isTransportError, surelyNotRun } from '../connection';
+import { ClientClosedError, RedisUnavailableError } from '../errors';
+import { MAX_TIME_MS, type Logger } from '../options';
+import type { PubSubManager, ShareOptions, Subscription } from './pubsub/manager';
+import type { AttemptReport, Waiter } from './pubsub/wait-queue';
+import type { WakePolicy } from './pubsub/wake';
+
+/** Runs the acquire attempts of one acquisition, and makes what it resolves. */
+export interface AttemptSource<T> {
+  /** One attempt: `null` when acquired, else the holder's remaining TTL in ms (-1: none). */
+  attempt(): Promise<number | null>;
+  /**
+   * Told that the attempt in flight was abandoned (the signal aborted or the client closed before
+   * its reply): should it succeed after all, the acquisition must be undone.
+   */
+  abandon(): void;
+  /**
+   * Offered `gift`, something this client is releasing, while the acquisition is parked: whether it
+   * may serve what the acquisition waits for. Claimed, the acquisition attempts at once, and the
+   * attempt must go out in one script with the release, so that Redis decides both in one step.
+   * Absent: only messages and timers wake the acquisition.
+   */
+  claim?(gift: unknown): boolean;
+  /**
+   * Whether an attempt that failed in transit (its outcome unknown) may be sent again while time is
+   * left: only when such an attempt takes back what it may have done, or counts once when repeated.
+   * One that surely did not run (never sent, a CLUSTERDOWN reply) is tried again either way.
+   * @default true
+   */
+  readonly resendsUncertain?: boolean;
+  /** What the acquisition resolves once it acquired (`true`) or its wait time ran out (`false`). */
+  conclude(acquired: boolean, stats: WaitStats): T | Promise<T>;
+  /**
+   * Told once when the acquisition ends without acquiring, whichever way (time-out, abort, error,
+   * shutdown), before it settles: the place to undo what waiting left in Redis.
+   */
+  gaveUp?(reason: GiveUpReason, stats: WaitStats): void;
+}
+
+/** How an acquisition went, for metrics. */
+export interface WaitStats {
+  /** Time since the call, in ms. */
+  readonly waitMs: number;
+  /** Acquire attempts sent. */
+  readonly attempts: number;
+  /** Times a message (or a local hand-off) woke the waiter. */
+  readonly wakeUps: number;
+}
+
+/** Why an acquisition ended without acquiring. */
+export type GiveUpReason = 'timeout' | 'aborted' | 'closed' | 'unavailable' | 'error';
+
+/** Delays between re-checks when there is no channel to wait on (or no subscription could be made). */
+export type BackOff = (failures: number) => number;
+
+/** Bounds of the re-check back-off used when no subscription could be made. */
+const FALLBACK_MIN_MS = 25;
+const FALLBACK_MAX_MS = 1_000;
+
+/** Doubling from 25 ms to 1 s, each delay jittered by ±50 %. */
+export const fallbackBackOff: BackOff = (failures) =>
+  Math.min(FALLBACK_MIN_MS * 2 ** failures, FALLBACK_MAX_MS) * (0.5 + Math.random());
+
+/**
+ * How long an acquisition waits for the reply of an attempt still in flight when its wait time
+ * runs out, before it gives up with `RedisUnavailableError` (and takes back what the attempt may
+ * do should it land later).
+ */
+export interface ReplyBound {
+  /** Ms past the wait time. */
+  readonly grace: number;
+  /**
+   * Whether some write was answered and now waits for its replicas (replica sync): Redis answers,
+   * so the bound is extended once, by `syncGrace`.
+   */
+  syncing(): boolean;
+  /** Ms the bound is extended by while replica sync runs: its own bound. */
+  readonly syncGrace: number;
+}
+
+/** Something in progress that the client's shutdown must end at once. */
+export interface Closable {
+  close(error: Error): void;
+}
+
+/** What an acquisition needs from the client. */
+export interface WaitContext {
+  readonly pubsub: PubSubManager;
+  /** Told when a subscription fails and the wait falls back to re-checks. */
+  readonly logger: Logger;
+  /** Aborted with `ClientClosedError` on shutdown. */
+  readonly lifetime: AbortSignal;
+  /** Acquisitions under way; the client closes them all on shutdown. */
+  readonly pending: Set<Closable>;
+  /** How long past its wait time an attempt in flight is waited for. */
+  readonly replyBound: ReplyBound;
+}
+
+/** One acquisition's wait. */
+export interface WaitRequest<T> {
+  /** What is acquired (a lock's, semaphore's or latch's name), for errors. */
+  name: string;
+  attempts: AttemptSource<T>;
+  /** Channel whose messages announce a release; `undefined`: re-check on `backOff` alone (spin). */
+  channel: string | undefined;
+  /** How messages on `channel` wake local waiters. */
+  policy: WakePolicy;
+  /** Delays between re-checks without a subscription. */
+  backOff: BackOff;
+  /** Longest wait in ms; `undefined`: as long as it takes. */
+  waitTime: number | undefined;
+  /** Longest time in ms to wait for a turn behind local waiters before trying anyway (the lease). */
+  turnBound: number;
+  /**
+   * Whether a newcomer that finds local waiters on the channel waits its turn behind them before
+   * its first attempt. Off for what many may hold at once, or what opens for everyone: a
+   * newcomer's attempt may succeed while they wait.
+   * @default true
+   */
+  queueFirst?: boolean;
+  /**
+   * How long `channel` stays subscribed after this wait, in ms: for a waiter expected back soon on
+   * the same channel, which then finds it subscribed (see {@link ShareOptions.linger}).
+   * @default 0
+   */
+  linger?: number;
+  signal: AbortSignal | undefined;
+  /** How many callers the acquisition waits for, as diagnostics count them (a shared wait's). @default 1 */
+  callers?: () => number;
+}
+
+/**
+ * Tries to acquire, and while it cannot, waits for a release message on the channel, each wait
+ * bounded by the TTL the attempt reported and by the time left. Resolves what the attempts make of
+ * the outcome (acquired, or out of time); rejects with the signal's reason, `ClientClosedError`, or an attempt's error. A subscription that
+ * cannot be made degrades to TTL-bounded re-checks with jittered back-off.
+ *
+ * Outages: an attempt that fails in transit is tried again on the back-off while time is left
+ * (without a wait time: until the signal aborts); once the time is out it rejects with
+ * `RedisUnavailableError` whose `cause` is the transport error. An attempt still unanswered when
+ * the wait time runs out is waited for `replyBound.grace` ms more, then abandoned (taken back should
+ * it land) and the wait rejects with `RedisUnavailableError` too.
+ */
+export function acquireWithWait<T>(ctx: WaitContext, request: WaitRequest<T>): Promise<T> {
+  return new Acquisition(ctx, request).promise;
+}
+
+/**
+ * One acquisition, run as a small state machine rather than an async loop: a parked waiter is this
+ * object, its timer and its promise, with no suspended frames. Each step is started by the one
+ * before (an attempt's reply, the subscription, a wake-up, the timer), and `end` ends it once.
+ */
+class Acquisition<T> implements Waiter, Closable, WaitStats {
+  readonly promise: Promise<T>;
+  private resolve!: (value: T | Promise<T>) => void;
+  private reject!: (error: unknown) => void;
+  private readonly deadline: number;
+  private subscription: Subscription | undefined;
+  /** No channel, or no subscription could be made: re-check on a timer instead. */
+  private degraded: boolean;
+  /** Re-checks so far without a subscription. */
+  private failures = 0;
+  /** Parked behind local waiters before the first attempt. */
+  private queueFirst = false;
+  private attempting = false;
+  /** Who woke this attempt and wants its outcome (a local hand-off). */
+  private report: AttemptReport | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  /** Set when the reply bound ran out: gives up after the I/O already received is handled. */
+  private overdue: NodeJS.Immediate | undefined;
+  /** The reply bound was extended for replica sync. */
+  private extended = false;
+  /** The transport error of the latest attempt that failed in transit, if any. */
+  private lastFailure: unknown;
+  private done = false;
+  private readonly startedAt = performance.now();
+  attempts = 0;
+  wakeUps = 0;
+
+  get waitMs(): number {
+    return performance.now() - this.startedAt;
+  }
+
+  constructor(
+    private readonly ctx: WaitContext,
+    private readonly request: WaitRequest<T>,
+  ) {
+    this.promise = new Promise<T>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    const { waitTime, signal } = request;
+    this.degraded = request.channel === undefined;
+    this.deadline = waitTime === undefined ? Infinity : performance.now() + waitTime;
+    const stoppedBy = signal?.aborted ? signal : ctx.lifetime.aborted ? ctx.lifetime : undefined;
+    if (stoppedBy) {
+      this.done = true;
+      this.reject(stoppedBy.reason);
+      return;
+    }
+    signal?.addEventListener('abort', this, { once: true });
+    ctx.pending.add(this);
+    // Behind local waiters, a newcomer takes its place in line instead of barging: its attempt would
+    // beat theirs (it goes out at once, theirs only after the release message), starving them.
+    this.queueFirst = request.queueFirst !== false && waitTime !== 0 && request.channel !== undefined && ctx.pubsub.hasWaiters(request.channel);
+    if (this.queueFirst) {
+      // Local waiters share the channel: its SUBSCRIBE is most likely confirmed, and then it parks now.
+      const shared = ctx.pubsub.shareConfirmed(request.channel!, this.shareOptions);
+      if (shared) this.subscribed(shared);
+      else this.subscribe();
+      return;
+    }
+    // On a channel already subscribed (shared, or lingering) a share taken before the first attempt
+    // hears every release after it: no second attempt is needed once subscribed.
+    if (waitTime !== 0 && request.channel !== undefined) this.subscription = ctx.pubsub.shareConfirmed(request.channel, this.shareOptions);
+    this.attempt();
+  }
+
+  get callers(): number {
+    return this.request.callers?.() ?? 1;
+  }
+
+  private get shareOptions(): ShareOptions {
+    return { linger: this.request.linger };
+  }
+
+  /** Woken by a release message, or handed a local release: try again at once. */
+  wake(report?: AttemptReport): void {
+    this.wakeUps += 1;
+    this.clearTimer();
+    this.report = report;
+    this.attempt();
+  }
+
+  /** Offered what this client is releasing, while parked: claimed if the attempts may use it, attempting at once. */
+  claim(gift: unknown): boolean {
+    if (this.done || !this.request.attempts.claim?.(gift)) return false;
+    this.wake();
+    return true;
+  }
+
+  /** The client is closing (called by the queue, or by the client for acquisitions not parked). */
+  close(error: Error): void {
+    this.fail(error);
+  }
+
+  /** The signal aborted (an object listener: no closure per acquisition). */
+  handleEvent(): void {
+    this.fail(this.request.signal?.reason);
+  }
+
+  /** @internal The wait's timer fired (while an attempt is in flight: its reply bound ran out). */
+  timeUp(): void {
+    this.timer = undefined;
+    if (this.attempting) return this.replyOverdue();
+    this.subscription?.leave(this);
+    this.attempt();
+  }
+
+  private attempt(): void {
+    if (this.done) return this.reportAttempt(false);
+    this.queueFirst = false;
+    this.attempting = true;
+    this.attempts += 1;
+    // Bounds the attempt's reply by the deadline plus the grace (no timer runs during an attempt).
+    if (this.deadline !== Infinity) this.startTimer(this.deadline - performance.now() + this.ctx.replyBound.grace);
+    this.request.attempts.attempt().then(
+      (ttl) => this.attempted(ttl),
+      (error: unknown) => this.attemptFailed(error),
+    );
+  }
+
+  /**
+   * No reply within the bound. Replica sync under way extends it once; otherwise the acquisition
+   * gives up on the attempt, after the I/O already received (a timer can fire before a reply that
+   * arrived during a stalled event loop is read).
+   */
+  private replyOverdue(): void {
+    const bound = this.ctx.replyBound;
+    if (!this.extended && bound.syncing()) {
+      this.extended = true;
+      return this.startTimer(bound.syncGrace);
+    }
+    // Not unref'd: an unref'd immediate lets the loop sleep in its poll phase first (it runs this turn).
+    this.overdue = setImmediate(giveUpOnReply, this);
+  }
+
+  /** @internal The reply bound ran out and the I/O received meanwhile was handled. */
+  noReply(): void {
+    this.overdue = undefined;
+    if (this.attempting) this.fail(this.unavailable(this.lastFailure));
+  }
+
+  private unavailable(cause: unknown): RedisUnavailableError {
+    return new RedisUnavailableError(this.request.name, 'acquire', this.request.waitTime, cause);
+  }
+
+  private attempted(ttl: number | null): void {
+    this.attempting = false;
+    this.lastFailure = undefined;
+    this.clearTimer();
+    this.reportAttempt(ttl === null);
+    if (this.done) return;
+    if (ttl === null) return this.settle(true);
+    const left = this.deadline - performance.now();
+    if (left <= 0) return this.settle(false);
+    if (!this.subscription && !this.degraded) return this.subscribe();
+    this.wait(ttl >= 0 ? Math.min(ttl, left) : left);
+  }
+
+  /**
+   * A transport failure is tried again on the back-off while time is left, unless the attempt's
+   * outcome is unknown and it cannot be sent twice; any other error rejects as it is.
+   */
+  private attemptFailed(error: unknown): void {
+    this.attempting = false;
+    this.clearTimer();
+    this.reportAttempt(false);
+    if (this.done) return;
+    if (!isTransportError(error)) return this.fail(error);
+    this.lastFailure = error;
+    const left = this.deadline - performance.now();
+    const resend = this.request.attempts.resendsUncertain !== false || surelyNotRun(error);
+    if (!resend || left <= 0) return this.fail(this.unavailable(error));
+    this.ctx.logger.debug('an acquire attempt failed in transit; trying again within the wait', { name: this.request.name, error });
+    this.startTimer(Math.min(left, this.request.backOff(this.failures)));
+    this.failures += 1;
+  }
+
+  private reportAttempt(acquired: boolean): void {
+    const report = this.report;
+    this.report = undefined;
+    report?.attempted(acquired);
+  }
+
+  private subscribe(): void {
+    const { channel, policy, signal } = this.request;
+    if (channel === undefined) return;
+    this.ctx.pubsub.subscribe(channel, policy, this.deadline - performance.now(), signal, this.shareOptions).then(
+      (subscription) => this.subscribed(subscription),
+      (error: unknown) => this.subscribeFailed(error),
+    );
+  }
+
+  private subscribed(subscription: Subscription): void {
+    if (this.done) return subscription.release(false);
+    this.subscription = subscription;
+    if (this.queueFirst) this.wait(Math.min(this.request.turnBound, this.deadline - performance.now()));
+    else this.attempt();
+  }
+
+  /**
+   * Without a subscription the wait re-checks on a back-off instead. A permission error is not
+   * waited out: falling back would hide a misconfigured ACL behind slow polling, so it rejects.
+   */
+  private subscribeFailed(error: unknown): void {
+    if (this.done) return;
+    if (isPermissionError(error)) return this.fail(error);
+    this.ctx.logger.debug('subscription failed; waiting on TTL-bounded re-checks instead', {
+      channel: this.request.channel,
+      error,
+    });
+    this.degraded = true;
+    this.attempt();
+  }
+
+  /** Parks until a release message, or until `bound` ms pass; degraded, sleeps a back-off step. */
+  private wait(bound: number): void {
+    if (this.subscription) {
+      try {
+        if (!this.subscription.park(this)) return this.attempt();
+      } catch (error) {
+        return this.fail(error);
+      }
+      this.startTimer(bound);
+    } else {
+      this.startTimer(Math.min(bound, this.request.backOff(this.failures)));
+      this.failures += 1;
+    }
+  }
+
+  private startTimer(ms: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!Number.isFinite(ms)) return;
+    this.timer = setTimeout(fireTimeUp, Math.min(Math.max(ms, 0), MAX_TIME_MS), this);
+    this.timer.unref();
+  }
+
+  private clearTimer(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.overdue) clearImmediate(this.overdue);
+    this.overdue = undefined;
+  }
+
+  private settle(acquired: boolean): void {
+    if (!this.end(acquired, 'timeout')) return;
+    try {
+      this.resolve(this.request.attempts.conclude(acquired, this));
+    } catch (error) {
+      this.reject(error);
+    }
+  }
+
+  /** Rejects; an attempt still in flight is abandoned, so that a late success is undone. */
+  private fail(error: unknown): void {
+    if (this.done) return;
+    if (this.attempting) this.request.attempts.abandon();
+    this.end(false, this.reasonOf(error));
+    this.reject(error);
+  }
+
+  private reasonOf(error: unknown): GiveUpReason {
+    if (error instanceof ClientClosedError) return 'closed';
+    if (error instanceof RedisUnavailableError) return 'unavailable';
+    return this.request.signal?.aborted && error === this.request.signal.reason ? 'aborted' : 'error';
+  }
+
+  /** Leaves everything the acquisition joined, once; returns whether this call did. */
+  private end(acquired: boolean, reason: GiveUpReason): boolean {
+    if (this.done) return false;
+    this.done = true;
+    this.clearTimer();
+    this.subscription?.leave(this);
+    this.request.signal?.removeEventListener('abort', this);
+    this.ctx.pending.delete(this);
+    this.subscription?.release(acquired);
+    if (!acquired) this.request.attempts.gaveUp?.(reason, this);
+    return true;
+  }
+}
+
+/** Redis refused a command by ACL (`NOPERM`, or a script told it cannot run a command or channel). */
+function isPermissionError(error: unknown): boolean {
+  return error instanceof Error && /^NOPERM|can't (run|publish|access)/.test(error.message);
+}
+
+function fireTimeUp(acquisition: { timeUp(): void }): void {
+  acquisition.timeUp();
+}
+
+function giveUpOnReply(acquisition: { noReply(): void }): void {
+  acquisition.noReply();
+}
+
+/** Arms a deadline that calls `fire` once; returns what disarms it. */
+export type Deadline = (fire: () => void) => () => void;
+
+/** A deadline `ms` from now, on a timer of its own. */
+export function afterMs(ms: number): Deadline {
+  return (fire) => {
+    const timer = setTimeout(fire, Math.min(Math.max(ms, 0), MAX_TIME_MS));
+    timer.unref();
+    return () => clearTimeout(timer);
+  };
+}
+
+/**
+ * A single reply, bounded as an acquisition's attempt is: it rejects with `unavailable(cause)` when
+ * it fails in transit, or when it has not come by the `deadline` (once the I/O received meanwhile
+ * was handled; none: no time limit). Any other error passes through.
+ */
+export function replyWithin<T>(reply: Promise<T>, deadline: Deadline | undefined, unavailable: (cause: unknown) => Error): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let overdue: NodeJS.Immediate | undefined;
+    const disarm = deadline?.(() => {
+      overdue = setImmediate(() => reject(unavailable(undefined)));
+    });
+    const settled = (): void => {
+      disarm?.();
+      if (overdue) clearImmediate(overdue);
+    };
+    reply.then(
+      (value) => {
+        settled();
+        resolve(value);
+      },
+      (error: unknown) => {
+        settled();
+        reject(isTransportError(error) ? unavailable(error) : error);
+      },
+    );
+  });
+}

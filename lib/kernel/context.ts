@@ -1,0 +1,40 @@
+import type { RedissonEvents } from '../events';
+import type { Lease } from './leases/lease';
+import type { LeaseTracker } from './leases/tracker';
+import type { Logger, ResolvedOptions } from '../options';
+import type { OwnerScopes } from '../owner';
+import type { ScriptRunner } from './scripts/runner';
+import type { WaitContext } from './acquisition';
+import type { HoldLedger } from './hold-ledger';
+
+/** What a kind of lock tells the kernel about its holds: how to renew them. */
+export interface HoldKind {
+  /** Extends every hold of the batch its owner still has, to `leaseTime` ms; one flag per hold. */
+  renew(scripts: ScriptRunner, batch: readonly Lease[], leaseTime: number): Promise<boolean[]>;
+}
+
+/**
+ * State a primitive keeps per client, such as what its local waiters want: one instance per client,
+ * made by `create` on first use ({@link ClientContext.local}) and dropped with the client.
+ */
+export class ClientLocal<T> {
+  constructor(readonly create: (ctx: ClientContext) => T) {}
+}
+
+/** What a lock (or any primitive) needs from the client that made it. */
+export interface ClientContext extends WaitContext {
+  readonly clientId: string;
+  readonly options: ResolvedOptions;
+  /** The one script runner, with the publish command and the unlock latches. */
+  readonly scripts: ScriptRunner;
+  /** Every lease of the client. */
+  readonly leases: LeaseTracker;
+  readonly scopes: OwnerScopes;
+  /** Where what the library recovers from is reported. */
+  readonly logger: Logger;
+  /** The client's hold ledger for locks of `kind` (one per kind, made on first use). */
+  ledger(kind: HoldKind): HoldLedger;
+  /** The client's instance of `local` (one per client, made on first use). */
+  local<T>(local: ClientLocal<T>): T;
+  emit<K extends keyof RedissonEvents>(type: K, event: RedissonEvents[K]): void;
+}

@@ -1,0 +1,143 @@
+import { Lease, type LeaseKind, type LeaseTerm } from './leases/lease';
+import type { LeaseTracker } from './leases/tracker';
+
+/**
+ * One owner's holds on one lock as this client counts them, from the first acquisition sent until
+ * the last hold is released and no acquisition is in flight. It is also the lease the tracker renews
+ * while holds remain. Acquisitions and handles keep a reference, so a cycle looks it up once to
+ * acquire, and to release only without a handle.
+ */
+export class HeldLock extends Lease {
+  /** Acquisitions counted and not yet released; 0 while only acquisitions in flight keep it. */
+  holds = 0;
+  /** Acquisitions sent and not yet answered. */
+  inFlight = 0;
+  /** When the first of the holds counted now was acquired (monotonic ms). */
+  heldSince = 0;
+
+  constructor(
+    private readonly ledger: HoldLedger,
+    /** The ledger's key for it. */
+    readonly key: string,
+    kind: LeaseKind,
+    name: string,
+    owner: string,
+  ) {
+    super(kind, name, owner);
+  }
+
+  /**
+   * Holds the owner may have when the latest acquisition sent lands: the counted ones plus those
+   * sent before it. Read right after `beginAcquire`. The acquire scripts take it to tell a re-sent
+   * acquisition (already counted) from a new one.
+   */
+  get believedHolds(): number {
+    return this.holds + this.inFlight - 1;
+  }
+
+  override onLost(): void {
+    this.holds = 0;
+    this.ledger.dropIfIdle(this);
+  }
+}
+
+/**
+ * The hold ledger of one lock kind on one client: what each owner holds and has in flight. Held
+ * records are leases in the client's {@link LeaseTracker}.
+ */
+export class HoldLedger {
+  private readonly records = new Map<string, HeldLock>();
+
+  constructor(
+    private readonly tracker: LeaseTracker,
+    private readonly kind: LeaseKind,
+  ) {}
+
+  /**
+   * Marks an acquisition by `owner` of `name` as sent and returns the owner's record, to be passed
+   * to {@link endAcquire} once the acquisition is answered or abandoned.
+   */
+  beginAcquire(name: string, owner: string): HeldLock {
+    const key = recordKey(name, owner);
+    let record = this.records.get(key);
+    if (!record) {
+      record = new HeldLock(this, key, this.kind, name, owner);
+      this.records.set(key, record);
+    }
+    record.inFlight += 1;
+    return record;
+  }
+
+  /** Marks an acquisition answered (or abandoned); with the `term` it set when it acquired. */
+  endAcquire(record: HeldLock, term?: LeaseTerm): void {
+    record.inFlight -= 1;
+    if (!term) return this.dropIfIdle(record);
+    if (record.holds === 0) record.heldSince = performance.now();
+    record.holds += 1;
+    this.tracker.track(record, term);
+  }
+
+  /**
+   * Counts one hold less and returns the record, whose `holds` and `leaseTime` are what the holds
+   * left have and keep; `undefined` when the owner holds none. `known` is the record the hold was
+   * counted in, if the caller kept it: while it has holds it is the owner's, found without a lookup.
+   */
+  release(name: string, owner: string, known?: HeldLock): HeldLock | undefined {
+    const record = known && known.holds > 0 ? known : this.records.get(recordKey(name, owner));
+    if (!record || record.holds === 0) return undefined;
+    record.holds -= 1;
+    if (record.holds === 0) this.untrack(record);
+    return record;
+  }
+
+  /** The owner's record, if it holds `name` or has an acquisition of it in flight. */
+  find(name: string, owner: string): HeldLock | undefined {
+    return this.records.get(recordKey(name, owner));
+  }
+
+  /** Records a lease set again by a partial release (renewal, if any, carries on). */
+  extend(record: HeldLock, sentAt: number, leaseTime: number): void {
+    if (record.holds > 0) this.tracker.extend(record, sentAt, leaseTime);
+  }
+
+  /** Stops counting the holds of `record`, whatever their number (Redis says there are none). */
+  forget(record: HeldLock): void {
+    if (record.holds === 0) return;
+    record.holds = 0;
+    this.untrack(record);
+  }
+
+  /**
+   * Counts again a hold whose release may not have reached Redis. Its lease is not renewed any
+   * more: unless a later release gets through, the tracker declares it lost (its handles' signals
+   * abort) once its term ends.
+   */
+  unreleased(record: HeldLock): void {
+    const current = this.records.get(record.key);
+    if (current !== undefined && current !== record) return; // the owner acquired it anew meanwhile
+    this.records.set(record.key, record);
+    record.holds += 1;
+    if (record.holds === 1) this.tracker.track(record, { sentAt: record.sentAt, leaseTime: record.leaseTime, renew: false });
+  }
+
+  /** Declares every owner's holds on `name` lost. */
+  loseAll(name: string, reason: string): void {
+    for (const record of [...this.records.values()]) {
+      if (record.name === name) this.tracker.lose(record, reason);
+    }
+  }
+
+  /** @internal A record with no hold and nothing in flight leaves the ledger. */
+  dropIfIdle(record: HeldLock): void {
+    if (record.holds === 0 && record.inFlight === 0) this.records.delete(record.key);
+  }
+
+  private untrack(record: HeldLock): void {
+    this.tracker.untrack(record);
+    this.dropIfIdle(record);
+  }
+}
+
+function recordKey(name: string, owner: string): string {
+  return `${owner}\u0000${name}`;
+}

@@ -1,0 +1,64 @@
+import type { LockLostError } from '../../errors';
+
+/**
+ * What kind of thing a lease keeps alive, and how to renew a batch of them. A primitive supplies
+ * one per client; the tracker knows nothing else about it.
+ */
+export interface LeaseKind {
+  /** What is lost, in error messages (e.g. `Permit`). */
+  readonly noun: string;
+  /**
+   * Extends every lease of the batch that its owner still holds, to `leaseTime` ms; resolves one
+   * flag per lease, in order (`false`: no longer held, so lost). Leases of one batch share a group.
+   */
+  renew(batch: readonly Lease[], leaseTime: number): Promise<boolean[]>;
+}
+
+/** The term an acquisition (or a partial release) set. */
+export interface LeaseTerm {
+  /** When the command that set the lease was sent (monotonic ms). */
+  sentAt: number;
+  /** The lease it set, in ms. */
+  leaseTime: number;
+  /** Whether the tracker keeps renewing it. */
+  renew: boolean;
+}
+
+/** Called once when the lease it watches is lost. */
+export type LossListener = (error: LockLostError) => void;
+
+/**
+ * One thing held on Redis with a time-to-live: a name, an owner and the term last set. Tracked by a
+ * {@link LeaseTracker} from the moment it is held until it is released or lost.
+ */
+export class Lease implements LeaseTerm {
+  sentAt = 0;
+  leaseTime = 0;
+  renew = false;
+  /** @internal Whether a tracker tracks it now. */
+  tracked = false;
+  /** @internal Told when the lease is lost; made on first use. */
+  listeners: Set<LossListener> | undefined;
+
+  constructor(
+    /** How it is renewed. */
+    readonly kind: LeaseKind,
+    /** The key (or object name) it keeps alive. */
+    readonly name: string,
+    /** Who holds it: an owner token, or a permit id. */
+    readonly owner: string,
+  ) {}
+
+  /** Calls `listener` if this lease is lost while tracked. */
+  watch(listener: LossListener): void {
+    (this.listeners ??= new Set()).add(listener);
+  }
+
+  /** Detaches a listener given to {@link watch}. */
+  unwatch(listener: LossListener): void {
+    this.listeners?.delete(listener);
+  }
+
+  /** @internal Told by the tracker, before the listeners, that it stopped tracking a lost lease. */
+  onLost(): void {}
+}

@@ -1,0 +1,475 @@
+import { setMaxListeners } from 'node:events';
+import { isCluster, keyPrefixOf, type RedisConnection } from '../../connection';
+import { ClientClosedError } from '../../errors';
+import { within } from '../guarded';
+import { WaitQueue, type Waiter } from './wait-queue';
+import type { ChannelWaiters, WakePolicy, WakeStrategy } from './wake';
+
+/** Longest wait for ioredis' sharded subscribers to settle after a slot map refresh, in ms. */
+const FOLLOW_SETTLE_MS = 500;
+/** Rounds of refresh and re-SSUBSCRIBE tried after a node dropped a shard channel. */
+const FOLLOW_ROUNDS = 10;
+
+/** Tries of a SUBSCRIBE its connection dropped (see {@link isDroppedByConnection}), and the pause between them, in ms. */
+const SUBSCRIBE_TRIES = 5;
+const SUBSCRIBE_RETRY_MS = 200;
+
+/**
+ * Whether a SUBSCRIBE failed with its connection rather than by the server's answer: the connection
+ * closed, or ioredis' classic cluster subscriber, connecting to a node it picked (at start, after a
+ * slot map change, after a node died), wrote the SUBSCRIBE before its ready check's INFO, which
+ * ioredis or the server then refused in subscriber mode, failing the connection and the SUBSCRIBE
+ * with it. ioredis picks another connection; a retry goes there.
+ */
+function isDroppedByConnection(error: unknown): boolean {
+  return error instanceof Error && /Connection is closed|allowed in this context|Connection in subscriber mode/.test(error.message);
+}
+
+/** Pause after the client's cluster connection lost a node before every channel is subscribed again, in ms. */
+const NODE_LOST_SETTLE_MS = 1_000;
+
+/** A cluster subscriber whose slot map can be refreshed on demand. */
+type FollowingSubscriber = RedisConnection & { refreshSlotsCache(callback?: (error?: Error | null) => void): void };
+
+/** The channel of an SUNSUBSCRIBE a node sent unasked, as ioredis 5 reports it; else `undefined`. */
+function droppedShardChannel(error: unknown): string | undefined {
+  const match = /Last reply: sunsubscribe,(.*),\d+$/s.exec(error instanceof Error ? error.message : '');
+  return match?.[1];
+}
+
+/** One waiter's share of a channel subscription. */
+export interface Subscription {
+  /**
+   * Parks `waiter` until a message wakes it; returns `false`, parking nothing, when a wake-up that
+   * found nobody parked was kept for it (go on at once). Throws `ClientClosedError` once closed.
+   */
+  park(waiter: Waiter): boolean;
+  /** Takes a parked waiter out without waking it. */
+  leave(waiter: Waiter): void;
+  /**
+   * Gives the share back; the channel is unsubscribed when the last share goes. A waiter leaving
+   * without what it waited for (`acquired` false) passes a wake-up on to the next one, so that a
+   * turn it may have been given is not lost. Idempotent.
+   */
+  release(acquired?: boolean): void;
+}
+
+/** How one share of a channel's subscription is given back. */
+export interface ShareOptions {
+  /**
+   * How long the channel stays subscribed after its last share is given back, in ms, so that a
+   * waiter expected back soon finds it ready (no SUBSCRIBE, no UNSUBSCRIBE). The latest share's
+   * value counts. `0`: unsubscribe one turn of the event loop later.
+   * @default 0
+   */
+  linger?: number;
+}
+
+/** Raised when the SUBSCRIBE reply does not come within `subscriptionTimeout`. */
+export class SubscribeTimeoutError extends Error {
+  constructor(channel: string, ms: number) {
+    super(`No reply to SUBSCRIBE ${channel} within ${ms} ms`);
+  }
+}
+
+/** Settings of a {@link PubSubManager}. */
+export interface PubSubSettings {
+  /** Whether to use SSUBSCRIBE instead of SUBSCRIBE. */
+  sharded: Promise<boolean>;
+  /** Longest wait for a SUBSCRIBE reply, in ms. */
+  subscriptionTimeout: number;
+  /** Called after the subscriber reconnected, re-subscribed and woke every waiter. */
+  onReconnect(channels: number): void;
+  /** Told of an error recovered from (a failed UNSUBSCRIBE or re-SUBSCRIBE, a connection error). */
+  onError(error: unknown, what: string): void;
+}
+
+/** One subscribed channel: its shares, its wait queue and the strategy its messages wake by. */
+class ChannelEntry implements ChannelWaiters {
+  refs = 0;
+  readonly queue = new WaitQueue();
+  readonly strategy: WakeStrategy;
+  /** Whether the SUBSCRIBE reply has come: later shares need not wait for it. */
+  confirmed = false;
+  /** How long the channel stays subscribed once its last share is given back, in ms (the latest share's say). */
+  linger = 0;
+  /** The pending drop of a channel nobody shares, while it lingers. */
+  dropTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    policy: WakePolicy,
+    readonly subscribed: Promise<unknown>,
+  ) {
+    this.strategy = policy(this);
+  }
+
+  get shares(): number {
+    return this.refs;
+  }
+
+  get parked(): number {
+    return this.queue.size;
+  }
+
+  wake(count: number): void {
+    // A wake-up is kept only for a share not parked now (its attempt may have missed this message):
+    // one kept for nobody would send the next waiter to park on a re-check for nothing. A lingering
+    // channel, which nobody shares, so wakes no one and keeps nothing.
+    this.queue.wake(count, this.refs - this.queue.size);
+  }
+
+  shift(): Waiter | undefined {
+    return this.queue.shift();
+  }
+
+  offer(gift: unknown): boolean {
+    return this.queue.offer(gift);
+  }
+}
+
+/** One waiter's share of a channel: a small object rather than closures, as thousands may wait. */
+class ChannelShare implements Subscription {
+  private released = false;
+
+  constructor(
+    private readonly name: string,
+    private readonly entry: ChannelEntry,
+    private readonly giveBack: (name: string, entry: ChannelEntry) => void,
+  ) {}
+
+  park(waiter: Waiter): boolean {
+    return this.entry.queue.park(waiter);
+  }
+
+  leave(waiter: Waiter): void {
+    this.entry.queue.leave(waiter);
+  }
+
+  release(acquired = true): void {
+    if (this.released) return;
+    this.released = true;
+    if (!acquired) this.entry.queue.wake(1, 0);
+    this.giveBack(this.name, this.entry);
+  }
+}
+
+/**
+ * Owns the client's one subscriber connection. Channels are shared by reference count among local
+ * waiters, each with a FIFO wait queue that messages wake according to the channel's policy.
+ */
+export class PubSubManager {
+  private subscriber: RedisConnection | undefined;
+  private readonly entries = new Map<string, ChannelEntry>();
+  private readonly prefix: string;
+  private readonly lifetime = new AbortController();
+  private readonly leaveChannel = (name: string, entry: ChannelEntry): void => this.leave(name, entry);
+  /** TCP connections the subscriber has made; any after the first means its subscriptions were lost. */
+  private connections = 0;
+  /** Sharded channels a cluster node dropped (their slot moved away), to subscribe again. */
+  private readonly dropped = new Set<string>();
+  private following = false;
+
+  constructor(
+    private readonly redis: RedisConnection,
+    private readonly settings: PubSubSettings,
+  ) {
+    // ioredis prefixes the channels passed to scripts as KEYS but not SUBSCRIBE arguments.
+    this.prefix = keyPrefixOf(redis);
+    setMaxListeners(0, this.lifetime.signal);
+  }
+
+  /** Number of channels in use by local waiters, and of callers parked on them. */
+  get stats(): { channels: number; waiters: number } {
+    let channels = 0;
+    let waiters = 0;
+    for (const entry of this.entries.values()) {
+      if (entry.refs > 0) channels += 1;
+      waiters += entry.queue.callers;
+    }
+    return { channels, waiters };
+  }
+
+  /** Whether local waiters share `channel` right now. */
+  hasWaiters(channel: string): boolean {
+    return (this.entries.get(this.prefix + channel)?.refs ?? 0) > 0;
+  }
+
+  /**
+   * Takes a share of `channel`'s subscription and waits for the SUBSCRIBE reply, unless an earlier
+   * share already saw it. Rejects with
+   * {@link SubscribeTimeoutError} or the subscribe error (the caller falls back to re-checks), with
+   * `signal.reason`, or with {@link ClientClosedError}; in every case the share is given back.
+   */
+  async subscribe(
+    channel: string,
+    policy: WakePolicy,
+    timeoutMs: number,
+    signal?: AbortSignal,
+    options?: ShareOptions,
+  ): Promise<Subscription> {
+    this.lifetime.signal.throwIfAborted();
+    const name = this.prefix + channel;
+    let entry = this.entries.get(name);
+    if (!entry) {
+      const created: ChannelEntry = new ChannelEntry(
+        policy,
+        this.subscribeRetrying([name], () => this.entries.get(name) === created && created.refs > 0),
+      );
+      created.subscribed.then(
+        () => (created.confirmed = true),
+        () => this.forget(name, created),
+      );
+      this.entries.set(name, created);
+      entry = created;
+    }
+    const subscription = this.share(name, entry, options);
+    if (entry.confirmed) return subscription;
+    try {
+      const limit = Math.min(timeoutMs, this.settings.subscriptionTimeout);
+      await within(entry.subscribed, limit, () => new SubscribeTimeoutError(name, limit), signal, this.lifetime.signal);
+      return subscription;
+    } catch (error) {
+      subscription.release();
+      throw error;
+    }
+  }
+
+  /**
+   * A share of `channel`'s subscription at once, when its SUBSCRIBE was confirmed already (a local
+   * waiter shares it, or it lingers): every message from now on reaches the share, so an attempt
+   * sent after this call cannot miss a release. `undefined` otherwise (use {@link subscribe}).
+   */
+  shareConfirmed(channel: string, options?: ShareOptions): Subscription | undefined {
+    if (this.lifetime.signal.aborted) return undefined;
+    const name = this.prefix + channel;
+    const entry = this.entries.get(name);
+    return entry?.confirmed ? this.share(name, entry, options) : undefined;
+  }
+
+  private share(name: string, entry: ChannelEntry, options: ShareOptions | undefined): Subscription {
+    entry.refs += 1;
+    entry.linger = options?.linger ?? 0;
+    clearTimeout(entry.dropTimer);
+    entry.dropTimer = undefined;
+    return new ChannelShare(name, entry, this.leaveChannel);
+  }
+
+  /**
+   * The wake strategy of `channel` once its SUBSCRIBE was confirmed (so that every message from now
+   * on reaches it); `undefined` before, or when no local waiter shares the channel.
+   */
+  strategyOf(channel: string): WakeStrategy | undefined {
+    const entry = this.entries.get(this.prefix + channel);
+    return entry?.confirmed ? entry.strategy : undefined;
+  }
+
+  /**
+   * Rejects every waiter with {@link ClientClosedError} and closes the subscriber connection;
+   * resolves once its socket is gone.
+   */
+  async shutdown(): Promise<void> {
+    const error = new ClientClosedError();
+    this.lifetime.abort(error);
+    for (const entry of this.entries.values()) {
+      clearTimeout(entry.dropTimer);
+      entry.queue.close(error);
+    }
+    this.entries.clear();
+    const subscriber = this.subscriber;
+    this.subscriber = undefined;
+    if (!subscriber) return;
+    // Only a connection with a socket ends with an 'end' event; one waiting to reconnect just stops.
+    const hasSocket = ['connecting', 'connect', 'ready'].includes(subscriber.status);
+    const ended = hasSocket ? new Promise((resolve) => subscriber.once('end', resolve)) : undefined;
+    subscriber.disconnect();
+    await ended;
+  }
+
+  /**
+   * Gives a share back. The last share unsubscribes one turn of the event loop later (or after its
+   * linger): off the path of the acquisition that just completed, and not at all if a new waiter
+   * joins meanwhile.
+   */
+  private leave(name: string, entry: ChannelEntry): void {
+    entry.refs -= 1;
+    if (entry.refs > 0) return;
+    // What was kept for waits now over would wake the next one for nothing.
+    entry.queue.clearPermits();
+    // An UNSUBSCRIBE sent before its SUBSCRIBE completed can be lost (a cluster's sharded subscriber
+    // connects to each node when first needed), leaving the channel subscribed: wait for it first.
+    if (entry.confirmed) this.scheduleDrop(name, entry);
+    else entry.subscribed.then(() => this.scheduleDrop(name, entry), () => undefined);
+  }
+
+  private scheduleDrop(name: string, entry: ChannelEntry): void {
+    if (entry.refs > 0) return;
+    if (entry.linger <= 0) {
+      setImmediate(() => this.dropIfUnused(name, entry));
+      return;
+    }
+    clearTimeout(entry.dropTimer);
+    entry.dropTimer = setTimeout(() => this.dropIfUnused(name, entry), entry.linger);
+    entry.dropTimer.unref();
+  }
+
+  /** Unsubscribes `entry` unless a share was taken again meanwhile. */
+  private dropIfUnused(name: string, entry: ChannelEntry): void {
+    entry.dropTimer = undefined;
+    if (entry.refs > 0 || this.entries.get(name) !== entry || this.lifetime.signal.aborted) return;
+    this.entries.delete(name);
+    this.send('unsubscribe', [name]).catch((error: unknown) => this.settings.onError(error, `UNSUBSCRIBE ${name}`));
+  }
+
+  /** Drops an entry whose SUBSCRIBE failed, so the next waiter subscribes afresh. */
+  private forget(name: string, entry: ChannelEntry): void {
+    if (this.entries.get(name) === entry) this.entries.delete(name);
+  }
+
+  private onMessage(channel: string, message: string): void {
+    const entry = this.entries.get(channel);
+    entry?.strategy.deliver(message, entry);
+  }
+
+  /** After a reconnect: subscribe every channel again, then wake everyone (messages in the gap are lost). */
+  private async onReconnect(): Promise<void> {
+    const names = [...this.entries.keys()];
+    if (names.length > 0) {
+      await this.subscribeRetrying(names, () => true).catch((error: unknown) => this.settings.onError(error, 're-SUBSCRIBE'));
+    }
+    for (const entry of this.entries.values()) {
+      entry.strategy.reset?.();
+      entry.queue.wake(Infinity, entry.refs - entry.queue.size);
+    }
+    this.settings.onReconnect(names.length);
+  }
+
+  /** SUBSCRIBEs `names`, again while their connection dropped them and `wanted()` (a share still waits). */
+  private async subscribeRetrying(names: string[], wanted: () => boolean): Promise<unknown> {
+    for (let tries = 1; ; tries++) {
+      try {
+        return await this.send('subscribe', names);
+      } catch (error) {
+        if (tries >= SUBSCRIBE_TRIES || !isDroppedByConnection(error) || this.lifetime.signal.aborted) throw error;
+        this.settings.onError(error, `SUBSCRIBE ${names.join(' ')}, tried again (${tries + 1} of ${SUBSCRIBE_TRIES})`);
+        await new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_RETRY_MS).unref());
+        if (!wanted()) throw error;
+      }
+    }
+  }
+
+  private async send(verb: 'subscribe' | 'unsubscribe', names: string[]): Promise<unknown> {
+    const sharded = await this.settings.sharded;
+    const subscriber = this.connect(sharded);
+    if (verb === 'subscribe') return sharded ? subscriber.ssubscribe(...names) : subscriber.subscribe(...names);
+    return sharded ? subscriber.sunsubscribe(...names) : subscriber.unsubscribe(...names);
+  }
+
+  private connect(sharded: boolean): RedisConnection {
+    if (this.subscriber) return this.subscriber;
+    // A cluster routes SSUBSCRIBE to the node owning each channel's slot only with shardedSubscribers.
+    // A standalone subscriber skips the handshake's INFO and CLIENT SETINFO: ioredis 5 writes a
+    // SUBSCRIBE issued while connecting before them, and then rejects its own ready check in
+    // subscriber mode and reconnects (ioredis#2037). SUBSCRIBE works on a loading server anyway.
+    const subscriber = isCluster(this.redis)
+      ? this.redis.duplicate(undefined, sharded ? { shardedSubscribers: true } : {})
+      : this.redis.duplicate({ autoResubscribe: false, enableReadyCheck: false, disableClientInfo: true });
+    subscriber.on('message', (channel: string, message: string) => this.onMessage(channel, message));
+    subscriber.on('smessage', (channel: string, message: string) => this.onMessage(channel, message));
+    subscriber.on('connect', () => (this.connections += 1));
+    // A connection that never became ready may still have carried SUBSCRIBEs: count connections,
+    // not ready events, to tell a reconnect.
+    subscriber.on('ready', () => {
+      if (this.connections > 1) void this.onReconnect();
+    });
+    // Connection errors are retried by ioredis; waiters are covered by their TTL-bounded waits.
+    subscriber.on('error', (error: unknown) => this.settings.onError(error, 'subscriber connection'));
+    if (isCluster(this.redis) && !sharded) {
+      // ioredis' classic cluster subscriber moves to another node when its own goes and re-subscribes
+      // what it knew of; after a primary was killed, one channel was seen missing (its waiters left
+      // to their lease-long re-checks). When the client's connection loses a node, subscribe every
+      // channel again (a no-op where it still is) and wake the waiters to re-check.
+      const redis = this.redis;
+      let pending: NodeJS.Timeout | undefined;
+      const onNodeLost = (): void => {
+        pending ??= setTimeout(() => {
+          pending = undefined;
+          if (!this.lifetime.signal.aborted) void this.onReconnect();
+        }, NODE_LOST_SETTLE_MS).unref();
+      };
+      redis.on('-node', onNodeLost);
+      this.lifetime.signal.addEventListener('abort', () => {
+        redis.off('-node', onNodeLost);
+        clearTimeout(pending);
+      });
+    }
+    if (isCluster(subscriber) && sharded) {
+      // A node that stops serving a slot (resharding, CLUSTER FAILOVER) ends its shard channels with
+      // an SUNSUBSCRIBE nobody asked for; ioredis 5 reports it only as a node error and neither
+      // refreshes its slot map nor subscribes again, so the waiters would hear nothing more.
+      subscriber.on('nodeError', (error: unknown) => {
+        const channel = droppedShardChannel(error);
+        if (channel === undefined) return this.settings.onError(error, 'sharded subscriber node');
+        if (this.entries.has(channel)) this.follow(subscriber, channel);
+      });
+    }
+    this.subscriber = subscriber;
+    return subscriber;
+  }
+
+  /**
+   * Follows a shard channel to its slot's new primary: refreshes the subscriber's slot map (ioredis
+   * then subscribes its known channels on the nodes now serving them), subscribes the dropped
+   * channels again for good measure, and wakes their waiters to re-check (a release in the gap was
+   * not heard).
+   */
+  private follow(subscriber: FollowingSubscriber, channel: string, round = 1): void {
+    this.dropped.add(channel);
+    if (this.following) return;
+    this.following = true;
+    const refreshed = new Promise<void>((resolve) =>
+      subscriber.refreshSlotsCache((error) => {
+        if (error) this.settings.onError(error, 'refreshing the subscriber slot map');
+        resolve();
+      }),
+    );
+    // The refresh resets ioredis' sharded subscribers; give that a moment to finish.
+    const ready = refreshed.then(
+      () =>
+        new Promise<void>((resolve) => {
+          const done = (): void => {
+            clearTimeout(timer);
+            subscriber.off('subscribersReady', done);
+            resolve();
+          };
+          const timer = setTimeout(done, FOLLOW_SETTLE_MS);
+          timer.unref();
+          subscriber.on('subscribersReady', done);
+        }),
+    );
+    void ready.then(async () => {
+      this.following = false;
+      const names = [...this.dropped].filter((name) => this.entries.has(name));
+      this.dropped.clear();
+      if (names.length === 0 || this.lifetime.signal.aborted) return;
+      try {
+        await this.send('subscribe', names);
+      } catch (error) {
+        // Most likely a slot map still out of date (MOVED): refresh and try again, a few times.
+        this.settings.onError(error, `re-SSUBSCRIBE after a slot move (round ${round})`);
+        if (round < FOLLOW_ROUNDS) {
+          const timer = setTimeout(() => names.forEach((name) => this.follow(subscriber, name, round + 1)), FOLLOW_SETTLE_MS);
+          timer.unref();
+        }
+      }
+      for (const name of names) {
+        const entry = this.entries.get(name);
+        if (!entry) continue;
+        entry.strategy.reset?.();
+        entry.queue.wake(Infinity, entry.refs - entry.queue.size);
+      }
+      this.settings.onReconnect(names.length);
+    });
+  }
+
+
+}

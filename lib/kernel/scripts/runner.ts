@@ -1,0 +1,197 @@
+import { createHash } from 'node:crypto';
+import type { RedisConnection } from '../../connection';
+import { AofSyncUnavailableError, ReplicaSyncError } from '../../errors';
+import { REPLICA_SYNC_DEFAULTS, type ResolvedReplicaSync } from '../../options';
+import { INCLUDES } from './includes';
+import { PublishCommand, type PublishCommandName } from './publish';
+import { AofUnavailable, ReplicaSync } from './replica-sync';
+import { UnlockLatches } from './unlock-latches';
+
+/** A Lua script with its SHA-1, ready for EVALSHA. */
+export interface Script {
+  /** Name for diagnostics, e.g. `lock/acquire`. */
+  readonly name: string;
+  /** The script text. */
+  readonly source: string;
+  /** SHA-1 of `source`, the EVALSHA handle. */
+  readonly sha: string;
+}
+
+/** Wraps a script's text, its `--- @include "<name>"` lines replaced (see `INCLUDES`), with its SHA-1. */
+export function defineScript(name: string, text: string): Script {
+  const source = text.replace(/^--- @include "([\w-]+)"$/gm, (_line, include: string) => {
+    const included = INCLUDES[include];
+    if (included === undefined) throw new Error(`Script ${name} includes unknown Lua "${include}"`);
+    return included.trimEnd();
+  });
+  return { name, source, sha: createHash('sha1').update(source).digest('hex') };
+}
+
+/** An argument as Redis receives it; a `Buffer` goes as raw bytes (binary ids). */
+export type ScriptArg = string | number | Buffer;
+
+/**
+ * Marks a script call as a write of lock state that replicas must have before it counts (replica
+ * sync): after the reply, the runner sends `WAIT <replicas> <timeout>` on the connection that carried
+ * the write, when the node has replicas. When none acknowledges, the call is undone (if `undo` is
+ * given) and sent again (unless `resend` is false: then only the WAIT is repeated), up to
+ * `replicaSync.retries` more rounds; then it rejects with {@link ReplicaSyncError}.
+ * Primitive-neutral: the script's wrapper says what its reply means and how it may be repeated.
+ */
+export interface ReplicatedWrite {
+  /**
+   * Whether `reply` means the script changed state; only then is `WAIT` sent (a failed acquisition
+   * wrote nothing). Without it every reply counts as a change.
+   */
+  changed?(reply: unknown): boolean;
+  /**
+   * Takes back what the call did (an acquisition), before it is sent again. Without it the call is
+   * re-sent as is, so it must be idempotent: an unlock with the same request id, a renewal. With
+   * `resend` false, runs once, when replica sync gives up, before the call rejects.
+   */
+  undo?(reply: unknown): Promise<unknown>;
+  /**
+   * Whether a round no replica acknowledged sends the call again. `false` for a write that must run
+   * once (a permit release, a count-down: running it twice would count twice) or whose second run
+   * could touch what others wrote meanwhile (a force-unlock): the write stays on the primary, in its
+   * replication stream, and only the `WAIT` is repeated (it covers every earlier write of the
+   * connection); the first reply is returned. @default true
+   */
+  resend?: boolean;
+}
+
+/** Settings of a {@link ScriptRunner}. */
+export interface RunnerSettings {
+  /** Replica sync options. @default {@link REPLICA_SYNC_DEFAULTS} */
+  replicaSync?: ResolvedReplicaSync;
+  /** Told of what the runner recovers from (a failed INFO, a retried replica sync round, a latch DEL that failed). */
+  onError?: (error: unknown, what: string) => void;
+}
+
+/**
+ * Runs scripts by EVALSHA and falls back to EVAL (which also caches the script on that server) when
+ * the server answers NOSCRIPT: after a restart, a failover, or on a cluster node seen for the first
+ * time. It also carries what every primitive's scripts share: the publish command and the deletion of
+ * unlock latches. Primitives' typed wrappers (in this folder) are the only code that talks to Redis.
+ */
+export class ScriptRunner {
+  /** Deletes the latches of answered unlock calls, right behind their replies. */
+  readonly latches: UnlockLatches;
+  /** PUBLISH or SPUBLISH, passed to every script that publishes. */
+  readonly publish: PublishCommand;
+  /** Waits for replicas after writes marked {@link ReplicatedWrite}. */
+  readonly replicas: ReplicaSync;
+  private readonly onError: (error: unknown, what: string) => void;
+  private syncs = 0;
+
+  constructor(
+    /** The connection scripts and reads go to. */
+    readonly redis: RedisConnection,
+    publish: Promise<PublishCommandName>,
+    settings: RunnerSettings = {},
+  ) {
+    this.publish = new PublishCommand(publish);
+    this.onError = settings.onError ?? (() => undefined);
+    this.latches = new UnlockLatches(redis, this.onError);
+    this.replicas = new ReplicaSync(redis, settings.replicaSync ?? REPLICA_SYNC_DEFAULTS, this.onError);
+  }
+
+  /**
+   * Runs `script` with the given KEYS and ARGV and returns its raw reply (decode it with `reply.ts`).
+   * The command is written before this returns (ioredis sends at once on a ready connection). With
+   * `write`, the reply is returned once replicas have the write (see {@link ReplicatedWrite}); on a
+   * node without replicas that costs nothing.
+   */
+  run(script: Script, keys: readonly string[], args: readonly ScriptArg[], write?: ReplicatedWrite): Promise<unknown> {
+    const sent = this.send(script, keys, args);
+    if (!write || keys.length === 0 || !this.replicas.mayWait(keys[0]!)) return sent;
+    return sent.then(async (reply) => {
+      this.syncs += 1;
+      try {
+        return await this.synced(script, keys, args, write, reply);
+      } finally {
+        this.syncs -= 1;
+      }
+    });
+  }
+
+  /** Whether some write was answered and now waits for its replicas (replica sync under way). */
+  get syncing(): boolean {
+    return this.syncs > 0;
+  }
+
+  private send(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
+    return this.redis.evalsha(script.sha, keys.length, ...keys, ...args).catch((error: unknown) => {
+      if (!isNoScript(error)) throw error;
+      return this.runText(script, keys, args);
+    });
+  }
+
+  /** Waits for replicas to have the write `reply` answered; undoes and re-sends it while none do. */
+  private async synced(
+    script: Script,
+    keys: readonly string[],
+    args: readonly ScriptArg[],
+    write: ReplicatedWrite,
+    reply: unknown,
+  ): Promise<unknown> {
+    const { retries, retryDelay, timeout } = this.replicas.settings;
+    const key = keys[0]!;
+    const resend = write.resend !== false;
+    for (let round = 1; ; round++) {
+      // A call sent once keeps its first reply; only a re-sent call's reply is judged again.
+      if ((round === 1 || resend) && write.changed && !write.changed(reply)) return reply;
+      const outcome = await this.replicas.sync(key).catch(async (error: unknown) => {
+        if (!(error instanceof AofUnavailable)) throw error;
+        // No round can ever succeed: give up now, undone as after the last round.
+        if (write.undo) await write.undo(reply);
+        throw new AofSyncUnavailableError(script.name, key, error.cause as Error);
+      });
+      if (!outcome || outcome.synced) return reply;
+      const aof = outcome.local === undefined ? undefined : { local: outcome.local, acked: outcome.acked };
+      const error = new ReplicaSyncError(script.name, key, outcome.replicas, round, timeout, aof);
+      const givingUp = round > retries;
+      if ((resend || givingUp) && write.undo) await write.undo(reply);
+      if (givingUp) throw error;
+      const next = resend ? 'is sent again' : 'waits again';
+      this.onError(error, `replica sync of ${script.name}; round ${round + 1} of ${retries + 1} ${next}`);
+      await sleep(retryDelay);
+      if (resend) reply = await this.send(script, keys, args);
+    }
+  }
+
+  /**
+   * Runs `script` by EVAL, sending its text. For calls made when replies may be lost: a NOSCRIPT
+   * answer that never arrives could not trigger the fallback, so the script would never run.
+   */
+  runText(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
+    return this.redis.eval(script.source, keys.length, ...keys, ...args);
+  }
+
+  /**
+   * Runs a script whose ARGV holds the publish command, once that is known: after `args`, followed by
+   * `rest` (a list of variable length).
+   */
+  runPublishing(
+    script: Script,
+    keys: readonly string[],
+    args: readonly ScriptArg[],
+    write?: ReplicatedWrite,
+    rest: readonly ScriptArg[] = [],
+  ): Promise<unknown> {
+    return this.publish.with((command) => this.run(script, keys, [...args, command, ...rest], write));
+  }
+
+  /** Resolves once the latch deletions sent so far are answered (the client is closing). */
+  flush(): Promise<void> {
+    return this.latches.settled();
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function isNoScript(error: unknown): boolean {
+  return error instanceof Error && error.message.startsWith('NOSCRIPT');
+}

@@ -1,0 +1,324 @@
+import { Lease, type LeaseKind } from '../kernel/leases/lease';
+import { acquireWithWait, fallbackBackOff, type AttemptSource } from '../kernel/acquisition';
+import { ClientLocal, type ClientContext } from '../kernel/context';
+import { LocalHandOff, LocalPass } from '../kernel/hand-off';
+import { Handle, type HandleOwner } from '../kernel/handle';
+import { wakeCount, type WakePolicy } from '../kernel/pubsub/wake';
+import { InvalidArgumentError, LockAcquireTimeoutError } from '../errors';
+import { checkPermits, resolveSyncOptions, splitPermits, type SyncCall, type SyncKey } from './sync-options';
+
+/**
+ * Longest a semaphore waiter parks before it re-checks by itself, in ms. Releases wake waiters by
+ * message; this bound only matters when a message was lost or woke a waiter that needed more
+ * permits than it announced.
+ */
+export const PERMIT_RECHECK_MS = 5_000;
+
+/**
+ * Permits held by one acquisition: how many, their ids (permit-expirable semaphore only) and the
+ * lease that keeps them, when they have one. A plain semaphore's grant is a lease never tracked.
+ */
+export class PermitGrant extends Lease {
+  constructor(
+    kind: LeaseKind,
+    name: string,
+    /** Permits held. */
+    readonly permits: number,
+    /** Their ids as stored in Redis (16 bytes each); empty for a plain semaphore. */
+    readonly ids: readonly Buffer[],
+  ) {
+    super(kind, name, ids.map((id) => id.toString('hex')).join(','));
+  }
+}
+
+/**
+ * The handle of semaphore permits: a {@link Handle} (same `signal`, `release()`,
+ * `[Symbol.asyncDispose]`) that also tells which permits it holds. `release()` gives them back
+ * exactly once. Its `signal` aborts with `LockLostError` only for expirable permits with a lease
+ * that were lost (expired, reclaimed or removed behind the holder's back).
+ *
+ * @example
+ * ```ts
+ * const handle = await redisson.getPermitExpirableSemaphore('slots').acquire(2, { leaseTime: 60_000 });
+ * console.log(handle.permits, handle.permitIds); // 2, two ids of 32 hex characters
+ * await handle.release();                        // both at once; later calls do nothing
+ * ```
+ * @category Handles
+ */
+export class PermitHandle extends Handle {
+  /** Permits this handle holds. */
+  readonly permits: number;
+  /** Ids of the permits (32 lowercase hex characters each); empty for a plain semaphore. */
+  readonly permitIds: readonly string[];
+
+  /** @internal Made by the semaphores' `acquire`, `tryAcquire` and `using`. */
+  constructor(owner: HandleOwner, grant: PermitGrant) {
+    super(owner, 0, grant);
+    this.permits = grant.permits;
+    this.permitIds = grant.ids.map((id) => id.toString('hex'));
+  }
+
+  /**
+   * The id of the first permit (Redisson's `acquire()` returns it); `undefined` for a plain semaphore.
+   * @example
+   * ```ts
+   * const left = await semaphore.getLeaseTime(handle.permitId!);
+   * ```
+   */
+  get permitId(): string | undefined {
+    return this.permitIds[0];
+  }
+}
+
+/** One attempt's result: the grant when acquired, else how long to wait at most before the next (ms). */
+export type PermitTry = PermitGrant | number;
+
+/** What a semaphore supplies to wait for permits. */
+export interface PermitSource<T> {
+  /** One attempt. */
+  tryOnce(): Promise<PermitTry>;
+  /** Gives back permits nobody wants any more (acquired after the caller gave up). */
+  giveBack(grant: PermitGrant): Promise<unknown>;
+  /**
+   * Whether an attempt goes out in one script with a release this client makes in the same run of
+   * code (a plain semaphore's batch), so that a release can wake the parked waiters it may serve
+   * (see {@link passPermits}). Without it, a release is handed off instead.
+   */
+  readonly joinsReleases?: boolean;
+  /** What the call resolves: the grant, or `undefined` when the wait time ran out. */
+  outcome(grant: PermitGrant | undefined): T;
+  /** The semaphore's name. */
+  readonly name: string;
+  /** See {@link AttemptSource.resendsUncertain}: false when an uncertain attempt is not taken back. @default true */
+  readonly resendsUncertain?: boolean;
+}
+
+/**
+ * The attempts of one permit acquisition, for the shared wait loop. Permits that land after the
+ * caller gave up (the signal aborted or the client closed) are given back, never kept behind the
+ * caller's back.
+ */
+export class PermitAttempts<T> implements AttemptSource<T> {
+  private abandoned = false;
+  private grant: PermitGrant | undefined;
+
+  constructor(
+    private readonly ctx: ClientContext,
+    private readonly source: PermitSource<T>,
+    /** Permits asked for. */
+    private readonly permits: number,
+    private readonly signal: AbortSignal | undefined,
+  ) {}
+
+  async attempt(): Promise<number | null> {
+    const result = await this.source.tryOnce();
+    if (typeof result === 'number') return result;
+    if (this.abandoned) {
+      void this.giveBackQuietly(result);
+      return null;
+    }
+    this.grant = result;
+    return null;
+  }
+
+  abandon(): void {
+    this.abandoned = true;
+  }
+
+  get resendsUncertain(): boolean {
+    return this.source.resendsUncertain !== false;
+  }
+
+  claim(gift: unknown): boolean {
+    if (!this.source.joinsReleases || !(gift instanceof ReleasedPermits) || gift.left < this.permits) return false;
+    gift.left -= this.permits;
+    return true;
+  }
+
+  conclude(acquired: boolean): T | Promise<T> {
+    const grant = acquired ? this.grant : undefined;
+    if (!grant) return this.source.outcome(undefined);
+    const { lifetime } = this.ctx;
+    const cancelledBy = this.signal?.aborted ? this.signal : lifetime.aborted ? lifetime : undefined;
+    if (cancelledBy) {
+      return this.giveBackQuietly(grant).then(() => {
+        throw cancelledBy.reason;
+      });
+    }
+    return this.source.outcome(grant);
+  }
+
+  private giveBackQuietly(grant: PermitGrant): Promise<void> {
+    return this.source.giveBack(grant).then(
+      () => undefined,
+      (error: unknown) =>
+        this.ctx.logger.debug('giving back unwanted permits failed', { name: grant.name, error }),
+    );
+  }
+}
+
+/** What is left of one release by this client while its parked waiters claim their permits from it. */
+class ReleasedPermits {
+  constructor(public left: number) {}
+}
+
+/**
+ * Channels of permits without an owner: a message `n` wakes up to `n` local waiters, and a release
+ * by this client wakes the parked waiters it may serve, their attempts joined to it (see {@link passPermits}).
+ */
+const PASS_WAKE: WakePolicy = LocalPass.over(wakeCount);
+
+/**
+ * Channels of expirable permits: a message `n` wakes up to `n` local waiters. A release by this
+ * client is handed to its oldest parked waiter, whose attempt goes out right behind it; the
+ * release's own message then wakes one waiter fewer.
+ */
+const PERMIT_WAKE: WakePolicy = LocalHandOff.over(wakeCount, (message) => {
+  const count = Number(message);
+  return Number.isSafeInteger(count) && count > 1 ? String(count - 1) : undefined;
+});
+
+/** How many of a client's acquisitions wait for how many permits, by channel. */
+const WAITING = new ClientLocal(() => new Map<string, Map<number, number>>());
+
+/**
+ * Waits for `permits` on `channel`, trying with `source`. A newcomer queues behind this client's
+ * waiters that want no more permits than it does (whatever would serve it serves them), rather than
+ * barging past them with an attempt of its own; behind waiters that want more, it tries at once.
+ */
+export function waitForPermits<T>(ctx: ClientContext, channel: string, permits: number, call: SyncCall, source: PermitSource<T>): Promise<T> {
+  const wait = (queueFirst: boolean): Promise<T> =>
+    acquireWithWait(ctx, {
+      name: source.name,
+      attempts: new PermitAttempts(ctx, source, permits, call.signal),
+      channel,
+      policy: source.joinsReleases ? PASS_WAKE : PERMIT_WAKE,
+      backOff: fallbackBackOff,
+      waitTime: call.waitTime,
+      turnBound: PERMIT_RECHECK_MS,
+      queueFirst,
+      signal: call.signal,
+    });
+  if (call.waitTime === 0) return wait(false);
+  const channels = ctx.local(WAITING);
+  const demand = channels.get(channel) ?? new Map<number, number>();
+  channels.set(channel, demand);
+  const queueFirst = [...demand.keys()].some((wanted) => wanted <= permits);
+  demand.set(permits, (demand.get(permits) ?? 0) + 1);
+  const done = (): void => {
+    const left = demand.get(permits)! - 1;
+    if (left > 0) demand.set(permits, left);
+    else if (demand.delete(permits) && demand.size === 0) channels.delete(channel);
+  };
+  const acquired = wait(queueFirst);
+  acquired.then(done, done);
+  return acquired;
+}
+
+/**
+ * Offers `permits` this client is releasing to its waiters parked on `channel`, oldest first, for as
+ * long as the oldest wants no more than are left. Those that claim them attempt at once, and their
+ * attempts must join the release in one script, which gives the permits back and takes theirs in
+ * one step: Redis alone decides whether the count covers them, whatever another client changed.
+ */
+export function passPermits(ctx: ClientContext, channel: string, permits: number): void {
+  const strategy = ctx.pubsub.strategyOf(channel);
+  if (strategy instanceof LocalPass) strategy.pass(new ReleasedPermits(permits));
+}
+
+/**
+ * Hands a release just sent (`releasing`, whose reply says whether it published) to this client's
+ * oldest waiter parked on `channel`: its attempt follows the release on the same connection.
+ */
+export function handOffRelease<R>(ctx: ClientContext, channel: string, releasing: Promise<R>, published: (reply: R) => boolean): Promise<R> {
+  const strategy = ctx.pubsub.strategyOf(channel);
+  const handOff = strategy instanceof LocalHandOff ? strategy.handOff() : undefined;
+  if (!handOff) return releasing;
+  return releasing.then(
+    (reply) => {
+      handOff.unlocked(published(reply));
+      return reply;
+    },
+    (error: unknown) => {
+      handOff.unlocked(false);
+      throw error;
+    },
+  );
+}
+
+/** @internal A semaphore kind, as its shared `acquire`, `tryAcquire` and `using` drive it. */
+export interface PermitTaker extends HandleOwner {
+  /** The context of the client it belongs to. */
+  readonly ctx: ClientContext;
+  /** The smallest permit count an acquisition may ask for. */
+  readonly minPermits: number;
+  /** The options its acquisitions take (besides `permits` for `using`). */
+  readonly acquireKeys: readonly SyncKey[];
+  /** Acquires `permits` as `call` says, resolving what `outcome` makes of the grant (`undefined`: out of time). */
+  take<T>(permits: number, call: SyncCall, outcome: (grant: PermitGrant | undefined) => T): Promise<T>;
+}
+
+/** `acquire(permits?, options?)` of a semaphore kind: waits as long as `waitTime` allows, else rejects. */
+export function acquireHandle(taker: PermitTaker, first: unknown, second: unknown): Promise<PermitHandle> {
+  return rejectingThrows(() => {
+    const [permits, call] = permitCall(taker, first, second, 'acquire');
+    return taker.take(permits, call, (grant) => {
+      if (!grant) throw new LockAcquireTimeoutError(taker.name, call.waitTime ?? 0);
+      return new PermitHandle(taker, grant);
+    });
+  });
+}
+
+/** `tryAcquire(permits?, options?)` of a semaphore kind: a single attempt unless `waitTime` is given. */
+export function tryAcquireHandle(taker: PermitTaker, first: unknown, second: unknown): Promise<PermitHandle | null> {
+  return rejectingThrows(() => {
+    const [permits, call] = permitCall(taker, first, second, 'tryAcquire');
+    return taker.take(permits, { ...call, waitTime: call.waitTime ?? 0 }, (grant) => (grant ? new PermitHandle(taker, grant) : null));
+  });
+}
+
+/** `using(fn, options?)` of a semaphore kind: runs `fn` holding the permits, and gives them back. */
+export async function usingHandle<T>(taker: PermitTaker, fn: (signal: AbortSignal) => Promise<T> | T, options: unknown): Promise<T> {
+  if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');
+  const call = resolveSyncOptions(options, ['permits', ...taker.acquireKeys], 'using');
+  const { permits: _permits, ...acquireOptions } = (options ?? {}) as { permits?: unknown };
+  const handle = await acquireHandle(taker, call.permits ?? 1, acquireOptions);
+  return runHolding(taker.ctx, handle, fn);
+}
+
+function permitCall(taker: PermitTaker, first: unknown, second: unknown, what: string): [number, SyncCall] {
+  const [permits, options] = splitPermits(first, second, 1);
+  checkPermits(permits, 'permits', taker.minPermits);
+  return [permits, resolveSyncOptions(options, taker.acquireKeys, what)];
+}
+
+/** Runs `start`, turning a synchronous throw (bad input, closed client) into a rejection. */
+export function rejectingThrows<T>(start: () => Promise<T>): Promise<T> {
+  try {
+    return start();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * Runs `fn` holding `handle` and releases it afterwards; `fn`'s error wins over a release error
+ * (which is logged). Rejects with the release error (e.g. the permits were lost) otherwise.
+ */
+export async function runHolding<T>(
+  ctx: ClientContext,
+  handle: Handle,
+  fn: (signal: AbortSignal) => Promise<T> | T,
+): Promise<T> {
+  let result: T;
+  try {
+    result = await fn(handle.signal);
+  } catch (error) {
+    await handle.release().catch((releaseError: unknown) =>
+      ctx.logger.debug('release after a failed using() callback failed', { name: handle.name, error: releaseError }),
+    );
+    throw error;
+  }
+  await handle.release();
+  return result;
+}
