@@ -80,7 +80,7 @@ export default tseslint.config(
           patterns: [
             {
               group: ['**/kinds', '**/kinds/**', '**/client', '**/cli/**', '**/lua/*/**', '!**/lua/includes/**'],
-              message: 'lib/kernel/ imports no kind, client or CLI module, and no kind\'s script.',
+              message: "lib/kernel/ imports no kind, client or CLI module, and no kind's script.",
             },
           ],
         },

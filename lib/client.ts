@@ -7,7 +7,7 @@ import type { RedissonEvents } from './events';
 import type { LeaseKind } from './kernel/leases/lease';
 import { LeaseTracker } from './kernel/leases/tracker';
 import type { Closable, ReplyBound } from './kernel/acquisition';
-import type { BaseLock } from './kinds/base-lock';
+import type { BaseLock } from './kernel/lock';
 import { checkMembers } from './kinds/composite';
 import type { ClientLocal, ClientContext, HoldKind } from './kernel/context';
 import { RFairLock } from './kinds/fair-lock';

@@ -21,11 +21,12 @@ export {
   type RedissonErrorCode,
 } from './errors';
 export type { AcquisitionStats, LockEvent, RedissonEvents } from './events';
-export { BaseLock } from './kinds/base-lock';
+export { BaseLock } from './kernel/lock';
 export { BASE_WAIT_PER_LOCK_MS, CompositeLock } from './kinds/composite';
 export { RFairLock } from './kinds/fair-lock';
 export { RFencedLock, type FencedLockHandle } from './kinds/fenced-lock';
 export { Handle } from './kernel/handle';
+export type { HoldOptions, Holdable } from './kernel/holding';
 export { RMultiLock } from './kinds/multi-lock';
 export { RNonReentrantFairLock } from './kinds/non-reentrant-fair-lock';
 export { RNonReentrantLock } from './kinds/non-reentrant-lock';

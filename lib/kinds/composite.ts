@@ -1,6 +1,7 @@
 import { InvalidArgumentError, LockLostError } from '../errors';
+import { checkCallback, holdWhile, type Holdable } from '../kernel/holding';
 import { MAX_TIME_MS, resolveCallOptions, type AcquireOptions, type CallOptions, type LockOptions, type OwnerOptions, type TryLockOptions } from '../options';
-import { BaseLock, type HeldElsewhere, type Hold } from './base-lock';
+import { BaseLock, coreOf, type HeldElsewhere, type Hold } from '../kernel/lock';
 import type { ClientContext } from '../kernel/context';
 import { Handle, type HandleLease } from '../kernel/handle';
 import type { HeldLock } from '../kernel/hold-ledger';
@@ -37,7 +38,7 @@ export function memberHold(lock: BaseLock, hold: Hold): MemberHold {
 
 /** @internal Releases one member hold; rejects with `LockNotHeldError` when Redis has none. */
 export function releaseMember(member: MemberHold): Promise<void> {
-  return member.lock.releaseHold(member.threadId, member.lease);
+  return coreOf(member.lock).releaseHold(member.threadId, member.lease);
 }
 
 /** @internal What a successful round took. */
@@ -76,7 +77,7 @@ export function checkMembers(args: readonly unknown[], what: string): BaseLock[]
       const a = members[i]!;
       const b = members[j]!;
       // One ledger per kind and client: the same ledger and name is the same lock on the same server.
-      if (a === b || (a.ledger === b.ledger && a.name === b.name)) {
+      if (a === b || (coreOf(a).ledger === coreOf(b).ledger && a.name === b.name)) {
         throw new InvalidArgumentError(`${what}: lock '${a.name}' is given twice (members ${i} and ${j}); it would wait for itself`);
       }
     }
@@ -258,7 +259,7 @@ function validityEnded(hold: CompositeHold): void {
  * ```
  * @category Locks
  */
-export abstract class CompositeLock {
+export abstract class CompositeLock implements Holdable {
   /** A name for messages and handles: the kind and the members' names, e.g. `MultiLock(a, b)`. */
   readonly name: string;
   /** The member locks, in the order given. */
@@ -398,23 +399,10 @@ export abstract class CompositeLock {
    * ```
    */
   async using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: AcquireOptions): Promise<T> {
-    if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');
+    checkCallback(fn);
     resolveCallOptions(options);
-    const body = async (): Promise<T> => {
-      const handle = await this.acquire(options);
-      let result: T;
-      try {
-        result = await fn(handle.signal);
-      } catch (error) {
-        await handle.release().catch((releaseError: unknown) =>
-          this.ctx.logger.debug('release after a failed using() callback failed', { name: this.name, error: releaseError }),
-        );
-        throw error;
-      }
-      await handle.release();
-      return result;
-    };
-    const scoped = this.locks.reduceRight<() => Promise<T>>((inner, lock) => () => lock.inOwnerScope(inner), body);
+    const body = async (): Promise<T> => holdWhile(await this.acquire(options), fn, this.ctx.logger);
+    const scoped = this.locks.reduceRight<() => Promise<T>>((inner, lock) => () => coreOf(lock).inOwnerScope(inner), body);
     return scoped();
   }
 

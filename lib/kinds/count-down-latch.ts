@@ -6,7 +6,7 @@ import { SharedWait } from '../kernel/shared-wait';
 import { wakeAll } from '../kernel/pubsub/wake';
 import { countDown, deleteLatch, latchCount, trySetCount } from './scripts/count-down-latch';
 import { checkPermits, resolveSyncOptions, type LatchAwaitOptions } from './sync-options';
-import { rejectingThrows } from './permits';
+import { rejectingThrows } from '../kernel/holding';
 
 /**
  * Longest an `await` parks before it re-checks the count by itself, in ms. The count reaching zero

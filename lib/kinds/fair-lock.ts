@@ -1,4 +1,7 @@
-import { fairWaiterChannel } from '../keys';
+import { fairWaiterChannel, ownerToken } from '../keys';
+import type { ClientContext } from '../kernel/context';
+import { BaseLock } from '../kernel/lock';
+import type { LockKind, LockTarget } from '../kernel/lock-kind';
 import { wakeOne } from '../kernel/pubsub/wake';
 import {
   acquireFairLock,
@@ -7,10 +10,47 @@ import {
   trimFairLock,
   unlockFairLock,
 } from './scripts/fair-lock';
-import type { UnlockResult } from './scripts/lock';
-import { BaseLock, type AttemptInput, type AttemptResult } from './base-lock';
-import type { ClientContext } from '../kernel/context';
-import { HASH_LOCK } from './rlock';
+import { newRequestId } from './scripts/lock';
+import { HASH_LOCK, HASH_QUERIES } from './rlock';
+
+/** A waiter's slack in the queue (Redisson: the wait time if positive, else the default). */
+function slack({ ctx }: LockTarget, waitTime: number | undefined): number {
+  return waitTime !== undefined && waitTime > 0 ? waitTime : ctx.options.fairLockWaitTimeout;
+}
+
+/**
+ * The fair lock's record, reentrant or not (the non-reentrant fair lock refuses a re-acquire in its
+ * acquire script). A release wakes exactly the queue's head, on its own channel.
+ */
+export function fairLockKind(reentrant: boolean): LockKind {
+  return {
+    kind: reentrant ? 'fair-lock' : 'non-reentrant-fair-lock',
+    holds: HASH_LOCK,
+    ...HASH_QUERIES,
+    attempt: (lock, { owner, leaseTime, believedHolds, waitTime }) =>
+      acquireFairLock(lock.ctx.scripts, {
+        name: lock.name,
+        owner,
+        leaseTime,
+        wait: slack(lock, waitTime),
+        believedHolds,
+        enqueue: waitTime !== 0,
+        reentrant,
+      }),
+    gaveUp: (lock, threadId, waitTime) =>
+      waitTime === 0
+        ? undefined
+        : fairAcquireFailed(lock.ctx.scripts, lock.name, ownerToken(lock.ctx.clientId, threadId), slack(lock, waitTime)),
+    trim: ({ ctx, name }, owner, holdsBefore) => trimFairLock(ctx.scripts, name, owner, holdsBefore),
+    release: ({ ctx, name }, owner, leaseTime) => unlockFairLock(ctx.scripts, { name, owner, leaseTime, requestId: newRequestId() }),
+    forceRelease: async ({ ctx, name }) => ({ existed: await forceUnlockFairLock(ctx.scripts, name), lost: [HASH_LOCK] }),
+    channel: ({ ctx, name }, threadId) => fairWaiterChannel(name, ownerToken(ctx.clientId, threadId)),
+    wake: wakeOne,
+    channelLinger: (options) => options.fairLockChannelLinger,
+  };
+}
+
+const FAIR_LOCK = fairLockKind(true);
 
 /**
  * A reentrant distributed lock granted in arrival order, stored and signalled exactly as Redisson's
@@ -31,62 +71,8 @@ import { HASH_LOCK } from './rlock';
  * @category Locks
  */
 export class RFairLock extends BaseLock {
-  /** @internal */
-  protected readonly wakePolicy = wakeOne;
-  /** @internal Whether the holder may acquire again (a non-reentrant kind says no). */
-  protected readonly reentrant: boolean = true;
-
   /** @internal Use `RedissonClient.getFairLock`. */
-  constructor(ctx: ClientContext, name: string) {
-    super(ctx, name, HASH_LOCK);
-  }
-
-  /** @internal A waiter's slack in the queue (Redisson: the wait time if positive, else the default). */
-  private slack(waitTime: number | undefined): number {
-    return waitTime !== undefined && waitTime > 0 ? waitTime : this.ctx.options.fairLockWaitTimeout;
-  }
-
-  /** @internal A waiter's channel is its own: only its owner comes back to it. */
-  protected override get channelLinger(): number {
-    return this.ctx.options.fairLockChannelLinger;
-  }
-
-  /** @internal Each waiter listens on a channel of its own. */
-  protected channelFor(threadId: number): string {
-    return fairWaiterChannel(this.name, this.ownerOf(threadId));
-  }
-
-  /** @internal A single attempt (`waitTime` 0) never joins the queue, as Redisson's `tryLock()`. */
-  protected tryAcquireOnce({ owner, leaseTime, believedHolds, waitTime }: AttemptInput): Promise<AttemptResult> {
-    return acquireFairLock(this.ctx.scripts, {
-      name: this.name,
-      owner,
-      leaseTime,
-      wait: this.slack(waitTime),
-      believedHolds,
-      enqueue: waitTime !== 0,
-      reentrant: this.reentrant,
-    });
-  }
-
-  /** @internal Leaves the queue (Redisson's `acquireFailed`); a single attempt never joined it. */
-  protected override acquisitionGaveUp(threadId: number, waitTime: number | undefined): Promise<boolean> | undefined {
-    if (waitTime === 0) return undefined;
-    return fairAcquireFailed(this.ctx.scripts, this.name, this.ownerOf(threadId), this.slack(waitTime));
-  }
-
-  /** @internal */
-  protected undoAcquire(owner: string, holdsBefore: number): Promise<number> {
-    return trimFairLock(this.ctx.scripts, this.name, owner, holdsBefore);
-  }
-
-  /** @internal */
-  protected releaseOnce(owner: string, leaseTime: number, requestId: string): Promise<UnlockResult> {
-    return unlockFairLock(this.ctx.scripts, { name: this.name, owner, leaseTime, requestId });
-  }
-
-  /** @internal */
-  protected forceReleaseOnce(): Promise<boolean> {
-    return forceUnlockFairLock(this.ctx.scripts, this.name);
+  constructor(ctx: ClientContext, name: string, kind: LockKind = FAIR_LOCK) {
+    super(ctx, name, kind);
   }
 }

@@ -1,9 +1,11 @@
 import { acquireFencedLock, currentFencingToken, deleteFencedLock } from './scripts/fenced-lock';
 import { resolveCallOptions, type AcquireOptions, type LockOptions, type TryLockOptions } from '../options';
-import { rejectingThrows, withSingleAttemptDefault, type AttemptInput, type AttemptResult, type Outcome } from './base-lock';
+import { rejectingThrows, withSingleAttemptDefault } from '../kernel/holding';
+import { coreOf, type Outcome } from '../kernel/lock';
+import type { LockKind } from '../kernel/lock-kind';
 import type { ClientContext } from '../kernel/context';
 import type { Handle } from '../kernel/handle';
-import { RLock } from './rlock';
+import { RLOCK, RLock } from './rlock';
 
 /**
  * A {@link Handle} of a {@link RFencedLock}: its `fencingToken` is always set.
@@ -21,6 +23,16 @@ export type FencedLockHandle = Handle & {
 
 const toToken: Outcome<number> = (_lock, hold) => hold!.fencingToken!;
 const toTokenOrNull: Outcome<number | null> = (_lock, hold) => (hold === undefined ? null : hold.fencingToken!);
+
+/** RLock's record with an acquire script that draws a fencing token on every acquisition. */
+const FENCED_LOCK: LockKind = {
+  ...RLOCK,
+  kind: 'fenced-lock',
+  async attempt({ ctx, name }, { owner, leaseTime, believedHolds }) {
+    const found = await acquireFencedLock(ctx.scripts, name, owner, leaseTime, believedHolds);
+    return found.acquired ? { fencingToken: found.token } : found.ttl;
+  },
+};
 
 /**
  * A reentrant lock that hands out a fencing token with every acquisition (Redisson's
@@ -42,7 +54,7 @@ const toTokenOrNull: Outcome<number | null> = (_lock, hold) => (hold === undefin
 export class RFencedLock extends RLock {
   /** @internal Use `RedissonClient.getFencedLock`. */
   constructor(ctx: ClientContext, name: string) {
-    super(ctx, name);
+    super(ctx, name, FENCED_LOCK);
   }
 
   /**
@@ -60,8 +72,9 @@ export class RFencedLock extends RLock {
   lockAndGetToken(options?: LockOptions): Promise<number> {
     return rejectingThrows(() => {
       const call = resolveCallOptions(options, ['leaseTime', 'threadId', 'signal']);
-      if (call.threadId === undefined) this.ctx.scopes.warnIfWaitingForItself(this.name);
-      return this.acquireHold(call, toToken);
+      const core = coreOf(this);
+      if (call.threadId === undefined) core.ctx.scopes.warnIfWaitingForItself(this.name);
+      return core.acquireHold(call, toToken);
     });
   }
 
@@ -80,7 +93,7 @@ export class RFencedLock extends RLock {
    * ```
    */
   tryLockAndGetToken(options?: TryLockOptions): Promise<number | null> {
-    return rejectingThrows(() => this.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toTokenOrNull));
+    return rejectingThrows(() => coreOf(this).acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toTokenOrNull));
   }
 
   /**
@@ -92,8 +105,7 @@ export class RFencedLock extends RLock {
    * ```
    */
   async getToken(): Promise<number | null> {
-    this.ctx.lifetime.throwIfAborted();
-    return currentFencingToken(this.ctx.scripts, this.name);
+    return coreOf(this).query((_kind, { ctx, name }) => currentFencingToken(ctx.scripts, name));
   }
 
   /**
@@ -141,15 +153,9 @@ export class RFencedLock extends RLock {
    * ```
    */
   async delete(): Promise<boolean> {
-    this.ctx.lifetime.throwIfAborted();
-    const existed = await deleteFencedLock(this.ctx.scripts, this.name);
-    this.ledger.loseAll(this.name, 'it was deleted');
+    const core = coreOf(this);
+    const existed = await core.query((_kind, { ctx, name }) => deleteFencedLock(ctx.scripts, name));
+    core.ledger.loseAll(this.name, 'it was deleted');
     return existed;
-  }
-
-  /** @internal Draws a token on every success. */
-  protected override async tryAcquireOnce({ owner, leaseTime, believedHolds }: AttemptInput): Promise<AttemptResult> {
-    const found = await acquireFencedLock(this.ctx.scripts, this.name, owner, leaseTime, believedHolds);
-    return found.acquired ? { fencingToken: found.token } : found.ttl;
   }
 }

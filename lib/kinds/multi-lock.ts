@@ -1,6 +1,6 @@
 import { LockAcquireTimeoutError } from '../errors';
 import type { CallOptions, OwnerOptions } from '../options';
-import type { BaseLock, Hold } from './base-lock';
+import { coreOf, type BaseLock, type Hold } from '../kernel/lock';
 import {
   BASE_WAIT_PER_LOCK_MS,
   CompositeLock,
@@ -74,7 +74,7 @@ export class RMultiLock extends CompositeLock {
       let complete = true;
       for (const lock of this.ordered) {
         const waitTime = single ? 0 : Math.max(0, Math.floor(roundEnd - performance.now()));
-        const pending = lock.tryAcquireMember({ ...call, waitTime });
+        const pending = coreOf(lock).tryAcquireMember({ ...call, waitTime });
         // A member rejects by itself once its wait and the reply grace are over and Redis has not answered;
         // this cut, a moment later, is a safety net: it gives up a member acquisition still waiting for its
         // reply (given back if it lands).

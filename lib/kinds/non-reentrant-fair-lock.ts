@@ -1,4 +1,7 @@
-import { RFairLock } from './fair-lock';
+import type { ClientContext } from '../kernel/context';
+import { RFairLock, fairLockKind } from './fair-lock';
+
+const NON_REENTRANT_FAIR_LOCK = fairLockKind(false);
 
 /**
  * A fair lock its holder cannot take twice (Redisson's `RedissonNonReentrantFairLock`): same keys,
@@ -16,6 +19,8 @@ import { RFairLock } from './fair-lock';
  * @category Locks
  */
 export class RNonReentrantFairLock extends RFairLock {
-  /** @internal */
-  protected override readonly reentrant: boolean = false;
+  /** @internal Use `RedissonClient.getNonReentrantFairLock`. */
+  constructor(ctx: ClientContext, name: string) {
+    super(ctx, name, NON_REENTRANT_FAIR_LOCK);
+  }
 }

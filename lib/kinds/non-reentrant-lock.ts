@@ -1,8 +1,19 @@
 import { LockReentryError } from '../errors';
 import { acquireNonReentrantLock } from './scripts/non-reentrant-lock';
-import type { AttemptInput, AttemptResult } from './base-lock';
+import type { LockKind } from '../kernel/lock-kind';
 import type { ClientContext } from '../kernel/context';
-import { RLock } from './rlock';
+import { RLOCK, RLock } from './rlock';
+
+/** RLock's record with an acquire script that refuses a re-acquire by the holder. */
+const NON_REENTRANT_LOCK: LockKind = {
+  ...RLOCK,
+  kind: 'non-reentrant-lock',
+  async attempt({ ctx, name }, { owner, leaseTime, believedHolds }) {
+    const found = await acquireNonReentrantLock(ctx.scripts, name, owner, leaseTime, believedHolds);
+    if (found === 'held') throw new LockReentryError(name, owner);
+    return found;
+  },
+};
 
 /**
  * A lock its holder cannot take a second time (Redisson's `getNonReentrantLock`). Stored, signalled
@@ -27,16 +38,6 @@ import { RLock } from './rlock';
 export class RNonReentrantLock extends RLock {
   /** @internal Use `RedissonClient.getNonReentrantLock`. */
   constructor(ctx: ClientContext, name: string) {
-    super(ctx, name);
-  }
-
-  /**
-   * @internal
-   * @throws {LockReentryError} when the owner already holds the lock.
-   */
-  protected override async tryAcquireOnce({ owner, leaseTime, believedHolds }: AttemptInput): Promise<AttemptResult> {
-    const found = await acquireNonReentrantLock(this.ctx.scripts, this.name, owner, leaseTime, believedHolds);
-    if (found === 'held') throw new LockReentryError(this.name, owner);
-    return found;
+    super(ctx, name, NON_REENTRANT_LOCK);
   }
 }

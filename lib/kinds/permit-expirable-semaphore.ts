@@ -1,3 +1,4 @@
+import type { Holdable } from '../kernel/holding';
 import { randomBytes } from 'node:crypto';
 import { InvalidArgumentError, LockNotHeldError } from '../errors';
 import { semaphoreChannel } from '../keys';
@@ -93,7 +94,7 @@ function parseIds(ids: unknown): Buffer[] {
  * ```
  * @category Synchronizers
  */
-export class RPermitExpirableSemaphore {
+export class RPermitExpirableSemaphore implements Holdable<PermitHandle> {
   private readonly channel: string;
   /** @internal */
   readonly minPermits = 1;

@@ -4,7 +4,8 @@ import { ClientLocal, type ClientContext } from '../kernel/context';
 import { LocalHandOff, LocalPass } from '../kernel/hand-off';
 import { Handle, type HandleOwner } from '../kernel/handle';
 import { wakeCount, type WakePolicy } from '../kernel/pubsub/wake';
-import { InvalidArgumentError, LockAcquireTimeoutError } from '../errors';
+import { LockAcquireTimeoutError } from '../errors';
+import { checkCallback, holdWhile, rejectingThrows } from '../kernel/holding';
 import { checkPermits, resolveSyncOptions, splitPermits, type SyncCall, type SyncKey } from './sync-options';
 
 /**
@@ -279,46 +280,15 @@ export function tryAcquireHandle(taker: PermitTaker, first: unknown, second: unk
 
 /** `using(fn, options?)` of a semaphore kind: runs `fn` holding the permits, and gives them back. */
 export async function usingHandle<T>(taker: PermitTaker, fn: (signal: AbortSignal) => Promise<T> | T, options: unknown): Promise<T> {
-  if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');
+  checkCallback(fn);
   const call = resolveSyncOptions(options, ['permits', ...taker.acquireKeys], 'using');
   const { permits: _permits, ...acquireOptions } = (options ?? {}) as { permits?: unknown };
   const handle = await acquireHandle(taker, call.permits ?? 1, acquireOptions);
-  return runHolding(taker.ctx, handle, fn);
+  return holdWhile(handle, fn, taker.ctx.logger);
 }
 
 function permitCall(taker: PermitTaker, first: unknown, second: unknown, what: string): [number, SyncCall] {
   const [permits, options] = splitPermits(first, second, 1);
   checkPermits(permits, 'permits', taker.minPermits);
   return [permits, resolveSyncOptions(options, taker.acquireKeys, what)];
-}
-
-/** Runs `start`, turning a synchronous throw (bad input, closed client) into a rejection. */
-export function rejectingThrows<T>(start: () => Promise<T>): Promise<T> {
-  try {
-    return start();
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
-
-/**
- * Runs `fn` holding `handle` and releases it afterwards; `fn`'s error wins over a release error
- * (which is logged). Rejects with the release error (e.g. the permits were lost) otherwise.
- */
-export async function runHolding<T>(
-  ctx: ClientContext,
-  handle: Handle,
-  fn: (signal: AbortSignal) => Promise<T> | T,
-): Promise<T> {
-  let result: T;
-  try {
-    result = await fn(handle.signal);
-  } catch (error) {
-    await handle.release().catch((releaseError: unknown) =>
-      ctx.logger.debug('release after a failed using() callback failed', { name: handle.name, error: releaseError }),
-    );
-    throw error;
-  }
-  await handle.release();
-  return result;
 }

@@ -1,7 +1,7 @@
 import { READ_UNLOCK_MESSAGE, readWriteLockChannel, writerToken } from '../keys';
 import type { Lease } from '../kernel/leases/lease';
 import { wakeByMessage, type WakePolicy } from '../kernel/pubsub/wake';
-import type { UnlockResult } from './scripts/lock';
+import { newRequestId } from './scripts/lock';
 import {
   acquireRead,
   acquireWrite,
@@ -15,9 +15,10 @@ import {
   type ReadRenewal,
 } from './scripts/read-write-lock';
 import type { ScriptRunner } from '../kernel/scripts/runner';
-import { BaseLock, type AttemptInput, type AttemptResult } from './base-lock';
+import { BaseLock } from '../kernel/lock';
+import type { LockKind } from '../kernel/lock-kind';
 import type { ClientContext, HoldKind } from '../kernel/context';
-import { HASH_LOCK } from './rlock';
+import { HASH_LOCK, HASH_QUERIES } from './rlock';
 
 /**
  * Read holds: renewed by extending, for each lock, the timeout keys of this client's own readers
@@ -107,6 +108,48 @@ export class RReadWriteLock {
 }
 
 /**
+ * The read lock's record: shared holds, each with its own term (a partial release keeps the others'
+ * leases), and a newcomer that need not queue behind this client's waiters (it may get in while they
+ * cannot, e.g. behind a writer's waiting).
+ */
+const READ: LockKind = {
+  kind: 'read-lock',
+  holds: READ_LOCK,
+  ...HASH_QUERIES,
+  isLocked: ({ ctx, name }) => isReadWriteLocked(ctx.scripts, name, 'read'),
+  attempt: ({ ctx, name }, { owner, threadId, leaseTime, believedHolds }) =>
+    acquireRead(ctx.scripts, name, owner, writerToken(ctx.clientId, threadId), leaseTime, believedHolds),
+  trim: ({ ctx, name }, owner, holdsBefore) => trimRead(ctx.scripts, name, owner, holdsBefore),
+  release: ({ ctx, name }, owner, leaseTime) => unlockRead(ctx.scripts, { name, owner, leaseTime, requestId: newRequestId() }),
+  async forceRelease({ ctx, name }) {
+    const existed = await forceUnlockReadWrite(ctx.scripts, name, 'read');
+    return { existed, lost: existed ? [READ_LOCK] : [] };
+  },
+  channel: ({ name }) => readWriteLockChannel(name),
+  wake: RW_WAKE,
+  queuesBehindLocalWaiters: false,
+  partialReleaseResetsLease: false,
+};
+
+/** The write lock's record: its owner token is `<clientId>:<threadId>:write`; freeing it frees the readers too. */
+const WRITE: LockKind = {
+  kind: 'write-lock',
+  holds: WRITE_LOCK,
+  ...HASH_QUERIES,
+  owner: ({ ctx }, threadId) => writerToken(ctx.clientId, threadId),
+  isLocked: ({ ctx, name }) => isReadWriteLocked(ctx.scripts, name, 'write'),
+  attempt: ({ ctx, name }, { owner, leaseTime, believedHolds }) => acquireWrite(ctx.scripts, name, owner, leaseTime, believedHolds),
+  trim: ({ ctx, name }, owner, holdsBefore) => trimWrite(ctx.scripts, name, owner, holdsBefore),
+  release: ({ ctx, name }, owner, leaseTime) => unlockWrite(ctx.scripts, { name, owner, leaseTime, requestId: newRequestId() }),
+  async forceRelease({ ctx, name }) {
+    const existed = await forceUnlockReadWrite(ctx.scripts, name, 'write');
+    return { existed, lost: existed ? [WRITE_LOCK, READ_LOCK] : [] };
+  },
+  channel: ({ name }) => readWriteLockChannel(name),
+  wake: RW_WAKE,
+};
+
+/**
  * The read lock of an {@link RReadWriteLock}: shared with other readers, reentrant, and granted to
  * the thread holding the write lock (downgrade). Each hold has its own timeout key, so a reader
  * whose client stops renewing stops counting once that key expires.
@@ -123,79 +166,9 @@ export class RReadWriteLock {
  * @category Locks
  */
 export class RReadLock extends BaseLock {
-  private readonly channel: string;
-  /** @internal */
-  protected readonly wakePolicy = RW_WAKE;
-
   /** @internal Use `RReadWriteLock.readLock`. */
   constructor(ctx: ClientContext, name: string) {
-    super(ctx, name, READ_LOCK);
-    this.channel = readWriteLockChannel(name);
-  }
-
-  /**
-   * Deletes the lock if it is in read mode, whoever holds it, and wakes a waiter; resolves whether
-   * it did. While a writer holds it nothing happens (nor is any local read hold declared lost).
-   * @throws {ClientClosedError} after the client's `shutdown()`.
-   * @example
-   * ```ts
-   * const freed = await rw.readLock().forceUnlock(); // false while a writer holds it
-   * ```
-   */
-  override async forceUnlock(): Promise<boolean> {
-    this.ctx.lifetime.throwIfAborted();
-    const existed = await this.forceReleaseOnce();
-    if (existed) this.ledger.loseAll(this.name, 'it was force-unlocked');
-    return existed;
-  }
-
-  /**
-   * Whether any reader holds the lock (also the writer's own thread, after or while writing).
-   * @throws {ClientClosedError} after the client's `shutdown()`.
-   * @example
-   * ```ts
-   * if (await rw.readLock().isLocked()) console.log('readers are in');
-   * ```
-   */
-  override async isLocked(): Promise<boolean> {
-    this.ctx.lifetime.throwIfAborted();
-    return isReadWriteLocked(this.ctx.scripts, this.name, 'read');
-  }
-
-  /** @internal A reader may get in while local writers wait: no turn behind them. */
-  protected override get queuesBehindLocalWaiters(): boolean {
-    return false;
-  }
-
-  /** @internal Each read hold keeps the lease its own acquisition set. */
-  protected override get partialReleaseResetsLease(): boolean {
-    return false;
-  }
-
-  /** @internal */
-  protected channelFor(): string {
-    return this.channel;
-  }
-
-  /** @internal */
-  protected tryAcquireOnce({ owner, threadId, leaseTime, believedHolds }: AttemptInput): Promise<AttemptResult> {
-    const writer = writerToken(this.ctx.clientId, threadId);
-    return acquireRead(this.ctx.scripts, this.name, owner, writer, leaseTime, believedHolds);
-  }
-
-  /** @internal */
-  protected undoAcquire(owner: string, holdsBefore: number): Promise<number> {
-    return trimRead(this.ctx.scripts, this.name, owner, holdsBefore);
-  }
-
-  /** @internal */
-  protected releaseOnce(owner: string, leaseTime: number, requestId: string): Promise<UnlockResult> {
-    return unlockRead(this.ctx.scripts, { name: this.name, owner, leaseTime, requestId });
-  }
-
-  /** @internal */
-  protected forceReleaseOnce(): Promise<boolean> {
-    return forceUnlockReadWrite(this.ctx.scripts, this.name, 'read');
+    super(ctx, name, READ);
   }
 }
 
@@ -219,75 +192,8 @@ export class RReadLock extends BaseLock {
  * @category Locks
  */
 export class RWriteLock extends BaseLock {
-  private readonly channel: string;
-  /** @internal */
-  protected readonly wakePolicy = RW_WAKE;
-
   /** @internal Use `RReadWriteLock.writeLock`. */
   constructor(ctx: ClientContext, name: string) {
-    super(ctx, name, WRITE_LOCK);
-    this.channel = readWriteLockChannel(name);
-  }
-
-  /**
-   * Whether a writer holds the lock.
-   * @throws {ClientClosedError} after the client's `shutdown()`.
-   * @example
-   * ```ts
-   * if (await rw.writeLock().isLocked()) console.log('a write is in progress');
-   * ```
-   */
-  override async isLocked(): Promise<boolean> {
-    this.ctx.lifetime.throwIfAborted();
-    return isReadWriteLocked(this.ctx.scripts, this.name, 'write');
-  }
-
-  /**
-   * Deletes the lock if a writer holds it, whoever that is, and wakes every waiter; resolves whether
-   * it did. The writer's own read holds go with it.
-   * @throws {ClientClosedError} after the client's `shutdown()`.
-   * @example
-   * ```ts
-   * const freed = await rw.writeLock().forceUnlock(); // false unless a writer holds it
-   * ```
-   */
-  override async forceUnlock(): Promise<boolean> {
-    this.ctx.lifetime.throwIfAborted();
-    const existed = await this.forceReleaseOnce();
-    if (existed) {
-      this.ledger.loseAll(this.name, 'it was force-unlocked');
-      this.ctx.ledger(READ_LOCK).loseAll(this.name, 'it was force-unlocked');
-    }
-    return existed;
-  }
-
-  /** @internal `<clientId>:<threadId>:write`. */
-  protected override ownerOf(threadId: number): string {
-    return writerToken(this.ctx.clientId, threadId);
-  }
-
-  /** @internal */
-  protected channelFor(): string {
-    return this.channel;
-  }
-
-  /** @internal */
-  protected tryAcquireOnce({ owner, leaseTime, believedHolds }: AttemptInput): Promise<AttemptResult> {
-    return acquireWrite(this.ctx.scripts, this.name, owner, leaseTime, believedHolds);
-  }
-
-  /** @internal */
-  protected undoAcquire(owner: string, holdsBefore: number): Promise<number> {
-    return trimWrite(this.ctx.scripts, this.name, owner, holdsBefore);
-  }
-
-  /** @internal */
-  protected releaseOnce(owner: string, leaseTime: number, requestId: string): Promise<UnlockResult> {
-    return unlockWrite(this.ctx.scripts, { name: this.name, owner, leaseTime, requestId });
-  }
-
-  /** @internal */
-  protected forceReleaseOnce(): Promise<boolean> {
-    return forceUnlockReadWrite(this.ctx.scripts, this.name, 'write');
+    super(ctx, name, WRITE);
   }
 }

@@ -1,6 +1,6 @@
 import { InvalidArgumentError, LockNotHeldError, QuorumError, type MemberOutcome } from '../errors';
 import type { CallOptions, OwnerOptions } from '../options';
-import type { BaseLock, Hold } from './base-lock';
+import { coreOf, type BaseLock, type Hold } from '../kernel/lock';
 import {
   BASE_WAIT_PER_LOCK_MS,
   CompositeLock,
@@ -112,9 +112,9 @@ export class RRedLock extends CompositeLock {
   /** @internal Use `RedissonClient.getRedLock`. */
   constructor(ctx: ClientContext, locks: readonly BaseLock[]) {
     super(ctx, locks, 'RedLock');
-    const kind = Object.getPrototypeOf(locks[0]) as object;
+    const kind = coreOf(locks[0]!).kind.kind;
     locks.forEach((lock, i) => {
-      if (Object.getPrototypeOf(lock) !== kind) {
+      if (coreOf(lock).kind.kind !== kind) {
         throw new InvalidArgumentError(
           `getRedLock(): member ${i} ('${lock.name}') is a ${lock.constructor.name}, member 0 a ${locks[0]!.constructor.name}; a majority of mixed kinds means nothing, give locks of one kind`,
         );
@@ -168,7 +168,7 @@ export class RRedLock extends CompositeLock {
    */
   private round(call: CallOptions, wait: number): Promise<MemberResult[]> {
     const member: CallOptions = { ...call, waitTime: wait };
-    const pending = this.locks.map((lock) => lock.tryAcquireMember(member));
+    const pending = this.locks.map((lock) => coreOf(lock).tryAcquireMember(member));
     return settleWithin(pending, wait + MEMBER_REPLY_BOUND_MS, this.giveBackLate);
   }
 

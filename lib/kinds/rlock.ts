@@ -1,9 +1,22 @@
 import { READ_UNLOCK_MESSAGE, lockChannel } from '../keys';
-import { wakeByMessage, type WakePolicy } from '../kernel/pubsub/wake';
-import { acquireLock, forceUnlockLock, renewLocks, trimLock, unlockLock, type UnlockResult } from './scripts/lock';
-import { BaseLock, type AttemptInput, type AttemptResult } from './base-lock';
-import type { ClientContext, HoldKind } from '../kernel/context';
+import type { HoldKind } from '../kernel/context';
 import { LocalHandOff } from '../kernel/hand-off';
+import { BaseLock } from '../kernel/lock';
+import type { LockKind, LockTarget } from '../kernel/lock-kind';
+import { wakeByMessage } from '../kernel/pubsub/wake';
+import {
+  acquireLock,
+  forceUnlockLock,
+  holdCount,
+  isHeldBy,
+  isLocked,
+  newRequestId,
+  remainTimeToLive,
+  renewLocks,
+  trimLock,
+  unlockLock,
+} from './scripts/lock';
+import type { ClientContext } from '../kernel/context';
 
 /** Locks stored as RLock's hash, renewed by extending the hash while the owner's field is there. */
 export const HASH_LOCK: HoldKind = {
@@ -11,11 +24,30 @@ export const HASH_LOCK: HoldKind = {
     renewLocks(scripts, batch.map((lease) => lease.name), batch.map((lease) => lease.owner), leaseTime),
 };
 
+/** The queries of every kind kept in one Redisson lock hash. */
+export const HASH_QUERIES = {
+  isLocked: (lock: LockTarget) => isLocked(lock.ctx.scripts, lock.name),
+  isHeldBy: (lock: LockTarget, owner: string) => isHeldBy(lock.ctx.scripts, lock.name, owner),
+  holdCount: (lock: LockTarget, owner: string) => holdCount(lock.ctx.scripts, lock.name, owner),
+  remainTimeToLive: (lock: LockTarget) => remainTimeToLive(lock.ctx.scripts, lock.name),
+} satisfies Partial<LockKind>;
+
 /**
- * Lock channels: `0` (unlock) wakes one waiter, `1` (read unlock) wakes them all; a release that
- * frees the lock is handed straight to the next local waiter.
+ * RLock: Redisson's reentrant lock. Lock channels: `0` (unlock) wakes one waiter, `1` (read unlock)
+ * wakes them all; a release that frees the lock is handed straight to the next local waiter.
  */
-const RLOCK_WAKE: WakePolicy = LocalHandOff.over(wakeByMessage([READ_UNLOCK_MESSAGE]));
+export const RLOCK: LockKind = {
+  kind: 'lock',
+  holds: HASH_LOCK,
+  ...HASH_QUERIES,
+  attempt: ({ ctx, name }, { owner, leaseTime, believedHolds }) => acquireLock(ctx.scripts, name, owner, leaseTime, believedHolds),
+  trim: ({ ctx, name }, owner, holdsBefore) => trimLock(ctx.scripts, name, owner, holdsBefore),
+  release: ({ ctx, name }, owner, leaseTime) => unlockLock(ctx.scripts, { name, owner, leaseTime, requestId: newRequestId() }),
+  forceRelease: async ({ ctx, name }) => ({ existed: await forceUnlockLock(ctx.scripts, name), lost: [HASH_LOCK] }),
+  channel: ({ name }) => lockChannel(name),
+  wake: LocalHandOff.over(wakeByMessage([READ_UNLOCK_MESSAGE])),
+  handsOffLocally: true,
+};
 
 /**
  * A reentrant distributed lock, stored and signalled exactly as Redisson's `RLock`: a hash holding one
@@ -34,44 +66,8 @@ const RLOCK_WAKE: WakePolicy = LocalHandOff.over(wakeByMessage([READ_UNLOCK_MESS
  * @category Locks
  */
 export class RLock extends BaseLock {
-  /** Channel of the release messages, used by every acquisition and release. */
-  private readonly channel: string;
-  /** @internal */
-  protected readonly wakePolicy = RLOCK_WAKE;
-
-  /** @internal Use `RedissonClient.getLock`. */
-  constructor(ctx: ClientContext, name: string) {
-    super(ctx, name, HASH_LOCK);
-    this.channel = lockChannel(name);
-  }
-
-  /** @internal */
-  protected override get handsOffLocally(): boolean {
-    return true;
-  }
-
-  /** @internal */
-  protected channelFor(): string {
-    return this.channel;
-  }
-
-  /** @internal */
-  protected tryAcquireOnce({ owner, leaseTime, believedHolds }: AttemptInput): Promise<AttemptResult> {
-    return acquireLock(this.ctx.scripts, this.name, owner, leaseTime, believedHolds);
-  }
-
-  /** @internal */
-  protected undoAcquire(owner: string, holdsBefore: number): Promise<number> {
-    return trimLock(this.ctx.scripts, this.name, owner, holdsBefore);
-  }
-
-  /** @internal */
-  protected releaseOnce(owner: string, leaseTime: number, requestId: string): Promise<UnlockResult> {
-    return unlockLock(this.ctx.scripts, { name: this.name, owner, leaseTime, requestId });
-  }
-
-  /** @internal */
-  protected forceReleaseOnce(): Promise<boolean> {
-    return forceUnlockLock(this.ctx.scripts, this.name);
+  /** @internal Made by `RedissonClient.getLock` (and, with their records, the kinds built on RLock). */
+  constructor(ctx: ClientContext, name: string, kind: LockKind = RLOCK) {
+    super(ctx, name, kind);
   }
 }

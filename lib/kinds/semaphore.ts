@@ -1,3 +1,4 @@
+import type { Holdable } from '../kernel/holding';
 import { semaphoreChannel } from '../keys';
 import type { Lease, LeaseKind } from '../kernel/leases/lease';
 import { ClientLocal, type ClientContext } from '../kernel/context';
@@ -109,7 +110,7 @@ function batchedAttempt(ctx: ClientContext, name: string, permits: number): Prom
  * ```
  * @category Synchronizers
  */
-export class RSemaphore {
+export class RSemaphore implements Holdable<PermitHandle> {
   private readonly channel: string;
   /** @internal */
   readonly minPermits = 0;

@@ -1,12 +1,13 @@
 import { InvalidArgumentError } from '../errors';
 import { MAX_TIME_MS } from '../options';
 import { wakeOne } from '../kernel/pubsub/wake';
-import { acquireLock, trimLock, type UnlockResult } from './scripts/lock';
+import { acquireLock, newRequestId, trimLock } from './scripts/lock';
 import { forceUnlockSpinLock, unlockSpinLock } from './scripts/spin-lock';
 import type { BackOff } from '../kernel/acquisition';
-import { BaseLock, type AttemptInput, type AttemptResult } from './base-lock';
+import { BaseLock } from '../kernel/lock';
+import type { LockKind } from '../kernel/lock-kind';
 import type { ClientContext } from '../kernel/context';
-import { HASH_LOCK } from './rlock';
+import { HASH_LOCK, HASH_QUERIES } from './rlock';
 
 /**
  * Redisson's exponential back-off: the first pause is `initialDelay`; each next one is the previous
@@ -149,6 +150,23 @@ function shown(value: unknown): string {
 }
 
 /**
+ * The spin lock's record: RLock's hash and acquire script, no channel (a waiter re-checks on its
+ * back-off), and a release that publishes nothing. It shares RLock's ledger: both count the same
+ * hash's holds, which the re-send guard relies on.
+ */
+const SPIN_LOCK: LockKind = {
+  kind: 'spin-lock',
+  holds: HASH_LOCK,
+  ...HASH_QUERIES,
+  attempt: ({ ctx, name }, { owner, leaseTime, believedHolds }) => acquireLock(ctx.scripts, name, owner, leaseTime, believedHolds),
+  trim: ({ ctx, name }, owner, holdsBefore) => trimLock(ctx.scripts, name, owner, holdsBefore),
+  release: ({ ctx, name }, owner, leaseTime) => unlockSpinLock(ctx.scripts, { name, owner, leaseTime, requestId: newRequestId() }),
+  forceRelease: async ({ ctx, name }) => ({ existed: await forceUnlockSpinLock(ctx.scripts, name), lost: [HASH_LOCK] }),
+  channel: () => undefined,
+  wake: wakeOne,
+};
+
+/**
  * A reentrant lock that never uses pub/sub (Redisson's `RSpinLock`): a waiter re-runs the acquire
  * script after each pause of its {@link BackOffOptions}, and a release publishes nothing. It is
  * stored exactly as an {@link RLock} (hash `<name>`, field `<clientId>:<threadId>`, the hold count),
@@ -169,43 +187,8 @@ function shown(value: unknown): string {
  * @category Locks
  */
 export class RSpinLock extends BaseLock {
-  /** @internal Never used: a spin lock has no channel. */
-  protected readonly wakePolicy = wakeOne;
-  /** @internal */
-  protected override readonly backOff: BackOff;
-
   /** @internal Use `RedissonClient.getSpinLock`. */
   constructor(ctx: ClientContext, name: string, backOff: BackOff) {
-    // One ledger with RLock: both count the same hash's holds, which the re-send guard relies on.
-    super(ctx, name, HASH_LOCK);
-    this.backOff = backOff;
-  }
-
-  /** @internal No channel: waiters re-check after each back-off pause. */
-  protected channelFor(): undefined {
-    return undefined;
-  }
-
-  /** @internal RLock's acquire: the effects are the same. */
-  protected tryAcquireOnce({ owner, leaseTime, believedHolds }: AttemptInput): Promise<AttemptResult> {
-    return acquireLock(this.ctx.scripts, this.name, owner, leaseTime, believedHolds);
-  }
-
-  /**
-   * @internal RLock's trim. Should it free the lock it publishes `0`, which only RLock waiters of
-   * the same name hear: rare (an acquisition lost in transit) and harmless.
-   */
-  protected undoAcquire(owner: string, holdsBefore: number): Promise<number> {
-    return trimLock(this.ctx.scripts, this.name, owner, holdsBefore);
-  }
-
-  /** @internal */
-  protected releaseOnce(owner: string, leaseTime: number, requestId: string): Promise<UnlockResult> {
-    return unlockSpinLock(this.ctx.scripts, { name: this.name, owner, leaseTime, requestId });
-  }
-
-  /** @internal */
-  protected forceReleaseOnce(): Promise<boolean> {
-    return forceUnlockSpinLock(this.ctx.scripts, this.name);
+    super(ctx, name, { ...SPIN_LOCK, backOff });
   }
 }

@@ -1,4 +1,4 @@
-import { InvalidArgumentError, LockAcquireTimeoutError, LockNotHeldError, RedisUnavailableError, RedissonError } from '../errors';
+import { LockAcquireTimeoutError, LockNotHeldError, RedisUnavailableError, RedissonError } from '../errors';
 import { ownerToken } from '../keys';
 import {
   checkThreadId,
@@ -9,52 +9,30 @@ import {
   type OwnerOptions,
   type TryLockOptions,
 } from '../options';
-import type { WakePolicy } from '../kernel/pubsub/wake';
-import { holdCount, isHeldBy, isLocked, newRequestId, remainTimeToLive, type UnlockResult } from './scripts/lock';
-import { acquireWithWait, fallbackBackOff, replyWithin, type AttemptSource, type Deadline, type BackOff, type GiveUpReason, type WaitStats } from '../kernel/acquisition';
-import type { ClientContext, HoldKind } from '../kernel/context';
-import { LocalHandOff } from '../kernel/hand-off';
-import { Handle, type HandleLease } from '../kernel/handle';
-import type { HeldLock, HoldLedger } from '../kernel/hold-ledger';
-
-/** One attempt's inputs, as a lock kind's acquire script needs them. */
-export interface AttemptInput {
-  /** Owner token of the acquisition. */
-  readonly owner: string;
-  readonly threadId: number;
-  /** Lease the attempt sets: the explicit one, or `lockWatchdogTimeout`. */
-  readonly leaseTime: number;
-  /** Holds the owner may have when this attempt lands (see `HeldLock.believedHolds`). */
-  readonly believedHolds: number;
-  /** Longest wait of the call in ms; `undefined`: as long as it takes. */
-  readonly waitTime: number | undefined;
-}
+import { acquireWithWait, fallbackBackOff, replyWithin, type AttemptSource, type Deadline, type GiveUpReason, type WaitStats } from './acquisition';
+import type { ClientContext } from './context';
+import { LocalHandOff } from './hand-off';
+import { Handle, type HandleLease, type HandleOwner } from './handle';
+import type { HeldLock, HoldLedger } from './hold-ledger';
+import { checkCallback, holdWhile, rejectingThrows, withSingleAttemptDefault, type Holdable } from './holding';
+import type { AttemptInput, LockKind, LockTarget, ReleaseResult } from './lock-kind';
 
 /**
- * What one attempt found: `null` when acquired, else the holder's TTL in ms (-1: none). A kind whose
- * acquire script reports more on success (the fenced lock's token) resolves an {@link Acquired}.
- */
-export type AttemptResult = number | null | Acquired;
-
-/** A successful attempt that reports what the acquisition was given. */
-export interface Acquired {
-  /** The fencing token this acquisition drew (fenced lock). */
-  readonly fencingToken: number;
-}
-
-/**
- * @internal What {@link BaseLock.tryAcquireMember} resolves when it did not acquire: the holder's
+ * @internal What {@link LockCore.tryAcquireMember} resolves when it did not acquire: the holder's
  * remaining TTL in ms as the last attempt saw it (-1: no expiry).
  */
 export interface HeldElsewhere {
   readonly ttl: number;
 }
 
+/** @internal The engine behind a lock object; reached by the kinds' own verbs and composites through {@link coreOf}. */
+export let coreOf: (lock: BaseLock) => LockCore;
+
 /**
- * What every lock shares (Redisson's `RedissonBaseLock`): owner resolution, the hold ledger,
- * acquire / trim / conclude / give back, release with its latch, lost-lease wiring, and both
- * surfaces, Java-style (`lock`, `tryLock`, `unlock`) and handles (`acquire`, `tryAcquire`, `using`).
- * A lock kind supplies its scripts, its channel and wake policy, and the hooks it needs.
+ * Every lock of the family (Redisson's `RedissonBaseLock`), driven by its kind's record
+ * ({@link LockKind}): both surfaces, Java-style (`lock`, `tryLock`, `unlock`) and handles (`acquire`,
+ * `tryAcquire`, `using`), over one wait loop, one hold ledger and one release path. The classes of
+ * the kinds (`RLock`, `RFairLock`, ...) add their own verbs and override nothing.
  *
  * The owner of a call is, in order: its `threadId` option, the current owner scope
  * (`redisson.run`, `lock.using`), else, to acquire, a fresh id; to release or query, the id of this
@@ -69,95 +47,21 @@ export interface HeldElsewhere {
  * ```
  * @category Locks
  */
-export abstract class BaseLock {
-  /** @internal The client's ledger of this kind's holds. */
-  readonly ledger: HoldLedger;
+export class BaseLock implements Holdable {
+  readonly #core: LockCore;
+
+  static {
+    coreOf = (lock) => lock.#core;
+  }
 
   /** @internal Made by the client's factories. */
   protected constructor(
-    /** @internal */
-    protected readonly ctx: ClientContext,
+    ctx: ClientContext,
     /** The lock's name: the key of its hash. */
     readonly name: string,
-    kind: HoldKind,
+    kind: LockKind,
   ) {
-    this.ledger = ctx.ledger(kind);
-  }
-
-  /*
-   * What a lock kind supplies.
-   */
-
-  /** @internal Runs the acquire script once. */
-  protected abstract tryAcquireOnce(input: AttemptInput): Promise<AttemptResult>;
-
-  /**
-   * @internal Brings the owner's holds back down to `holdsBefore` after acquisitions whose outcome
-   * is unknown (failed in transit, or landed after their caller gave up).
-   */
-  protected abstract undoAcquire(owner: string, holdsBefore: number): Promise<unknown>;
-
-  /** @internal Runs the unlock script once; `requestId` names its unlock latch. */
-  protected abstract releaseOnce(owner: string, leaseTime: number, requestId: string): Promise<UnlockResult>;
-
-  /** @internal Runs the force-unlock script; resolves whether the lock existed. */
-  protected abstract forceReleaseOnce(): Promise<boolean>;
-
-  /** @internal Channel the release of this lock is announced on, for `threadId`'s waits. */
-  protected abstract channelFor(threadId: number): string | undefined;
-
-  /** @internal How messages on that channel wake local waiters. */
-  protected abstract readonly wakePolicy: WakePolicy;
-
-  /** @internal Delays between re-checks when there is no channel (or no subscription). */
-  protected readonly backOff: BackOff = fallbackBackOff;
-
-  /** @internal The owner token of `threadId` (a write lock adds `:write`). */
-  protected ownerOf(threadId: number): string {
-    return ownerToken(this.ctx.clientId, threadId);
-  }
-
-  /**
-   * @internal Told once when an acquisition of `threadId` ends without acquiring, whichever way
-   * (time-out, abort, error, shutdown); `waitTime` is the call's (`undefined`: no limit, `0`: a
-   * single attempt). The place to undo what waiting left in Redis (the fair lock's queue entry).
-   * A promise returned is awaited before a time-out resolves, so the caller sees Redis cleaned up;
-   * an abort, an error or a shutdown rejects at once. A rejection is logged, never thrown.
-   */
-  protected acquisitionGaveUp(_threadId: number, _waitTime: number | undefined): Promise<unknown> | undefined {
-    return undefined;
-  }
-
-  /** @internal Whether a release that frees the lock hands it straight to the next local waiter. */
-  protected get handsOffLocally(): boolean {
-    return false;
-  }
-
-  /**
-   * @internal Whether a newcomer waits for its turn behind this client's waiters on the channel
-   * before its first attempt (fairness among local waiters). A shared lock (read lock) says no: a
-   * newcomer may get in at once although the local waiters cannot.
-   */
-  protected get queuesBehindLocalWaiters(): boolean {
-    return true;
-  }
-
-  /**
-   * @internal How long in ms a channel stays subscribed after a wait of an owner given by its
-   * caller (a `threadId`, an owner scope), which may come back for the lock right after its
-   * release. A fresh owner never comes back, so its channel goes at once.
-   */
-  protected get channelLinger(): number {
-    return 0;
-  }
-
-  /**
-   * @internal Whether a release that leaves holds sets the lease of the holds left to the lease of
-   * the latest acquisition (RLock, write lock: the unlock script's PEXPIRE). A read lock says no:
-   * each read hold keeps the term its own acquisition set.
-   */
-  protected get partialReleaseResetsLease(): boolean {
-    return true;
+    this.#core = new LockCore(ctx, name, kind);
   }
 
   /*
@@ -181,8 +85,8 @@ export abstract class BaseLock {
   lock(options?: LockOptions): Promise<void> {
     return rejectingThrows(() => {
       const call = resolveCallOptions(options, ['leaseTime', 'threadId', 'signal']);
-      if (call.threadId === undefined) this.ctx.scopes.warnIfWaitingForItself(this.name);
-      return this.acquireHold(call, toNothing);
+      if (call.threadId === undefined) this.#core.ctx.scopes.warnIfWaitingForItself(this.name);
+      return this.#core.acquireHold(call, toNothing);
     });
   }
 
@@ -202,7 +106,7 @@ export abstract class BaseLock {
    * ```
    */
   tryLock(options?: TryLockOptions): Promise<boolean> {
-    return rejectingThrows(() => this.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toBoolean));
+    return rejectingThrows(() => this.#core.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toBoolean));
   }
 
   /**
@@ -217,9 +121,10 @@ export abstract class BaseLock {
    */
   async unlock(options?: OwnerOptions): Promise<void> {
     const { threadId } = resolveCallOptions(options, ['threadId']);
-    const current = threadId ?? this.ctx.scopes.resolve(this.name);
-    if (current === undefined) throw this.notHeld('this client knows no held acquisition of it by the caller');
-    await this.releaseHold(current);
+    const core = this.#core;
+    const current = threadId ?? core.ctx.scopes.resolve(this.name);
+    if (current === undefined) throw core.notHeld('this client knows no held acquisition of it by the caller');
+    await core.releaseHold(current);
   }
 
   /**
@@ -232,10 +137,7 @@ export abstract class BaseLock {
    * ```
    */
   async forceUnlock(): Promise<boolean> {
-    this.ctx.lifetime.throwIfAborted();
-    const existed = await this.forceReleaseOnce();
-    this.ledger.loseAll(this.name, 'it was force-unlocked');
-    return existed;
+    return this.#core.forceRelease();
   }
 
   /**
@@ -247,8 +149,7 @@ export abstract class BaseLock {
    * ```
    */
   async isLocked(): Promise<boolean> {
-    this.ctx.lifetime.throwIfAborted();
-    return isLocked(this.ctx.scripts, this.name);
+    return this.#core.query((kind, target) => kind.isLocked(target));
   }
 
   /**
@@ -262,7 +163,7 @@ export abstract class BaseLock {
    * ```
    */
   async isHeldByCurrentThread(): Promise<boolean> {
-    const current = this.ctx.scopes.resolve(this.name);
+    const current = this.#core.ctx.scopes.resolve(this.name);
     return current === undefined ? false : this.isHeldByThread(current);
   }
 
@@ -278,8 +179,8 @@ export abstract class BaseLock {
    */
   async isHeldByThread(threadId: number): Promise<boolean> {
     checkThreadId(threadId);
-    this.ctx.lifetime.throwIfAborted();
-    return isHeldBy(this.ctx.scripts, this.name, this.ownerOf(threadId));
+    const owner = this.#core.owner(threadId);
+    return this.#core.query((kind, target) => kind.isHeldBy(target, owner));
   }
 
   /**
@@ -299,10 +200,11 @@ export abstract class BaseLock {
    */
   async getHoldCount(options?: OwnerOptions): Promise<number> {
     const { threadId } = resolveCallOptions(options, ['threadId']);
-    const current = threadId ?? this.ctx.scopes.resolve(this.name);
+    const core = this.#core;
+    const current = threadId ?? core.ctx.scopes.resolve(this.name);
     if (current === undefined) return 0;
-    this.ctx.lifetime.throwIfAborted();
-    return holdCount(this.ctx.scripts, this.name, this.ownerOf(current));
+    const owner = core.owner(current);
+    return core.query((kind, target) => kind.holdCount(target, owner));
   }
 
   /**
@@ -315,8 +217,7 @@ export abstract class BaseLock {
    * ```
    */
   async remainTimeToLive(): Promise<number> {
-    this.ctx.lifetime.throwIfAborted();
-    return remainTimeToLive(this.ctx.scripts, this.name);
+    return this.#core.query((kind, target) => kind.remainTimeToLive(target));
   }
 
   /*
@@ -339,7 +240,7 @@ export abstract class BaseLock {
    * ```
    */
   acquire(options?: AcquireOptions): Promise<Handle> {
-    return rejectingThrows(() => this.acquireHold(resolveCallOptions(options), toHandle));
+    return rejectingThrows(() => this.#core.acquireHold(resolveCallOptions(options), toHandle));
   }
 
   /**
@@ -358,7 +259,7 @@ export abstract class BaseLock {
    * ```
    */
   tryAcquire(options?: AcquireOptions): Promise<Handle | null> {
-    return rejectingThrows(() => this.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toHandleOrNull));
+    return rejectingThrows(() => this.#core.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toHandleOrNull));
   }
 
   /**
@@ -377,39 +278,70 @@ export abstract class BaseLock {
    * ```
    */
   async using<T>(fn: (signal: AbortSignal) => Promise<T> | T, options?: AcquireOptions): Promise<T> {
-    if (typeof fn !== 'function') throw new InvalidArgumentError('using() needs a function');
+    checkCallback(fn);
     const call = resolveCallOptions(options);
-    return this.ctx.scopes.run(async () => {
-      const handle = await this.acquireHold(call, toHandle);
-      let result: T;
-      try {
-        result = await fn(handle.signal);
-      } catch (error) {
-        await handle.release().catch((releaseError: unknown) =>
-          this.ctx.logger.debug('release after a failed using() callback failed', { name: this.name, error: releaseError }),
-        );
-        throw error;
-      }
-      await handle.release();
-      return result;
+    const core = this.#core;
+    return core.ctx.scopes.run(async () => holdWhile(await core.acquireHold(call, toHandle), fn, core.ctx.logger));
+  }
+
+}
+
+/**
+ * @internal The engine of one lock object: owner resolution, the hold ledger, acquire / trim / conclude / give
+ * back, release with its hand-off, and lost-lease wiring, over the kind's verbs. Not exported from
+ * the package: kinds' own verbs and composite locks reach it through {@link coreOf}.
+ */
+export class LockCore implements HandleOwner, LockTarget {
+  /** The client's ledger of this kind's holds. */
+  readonly ledger: HoldLedger;
+  /** The lease of an acquisition without `leaseTime` (resolved once, here). */
+  private readonly watchdogLease: number;
+
+  constructor(
+    readonly ctx: ClientContext,
+    readonly name: string,
+    readonly kind: LockKind,
+  ) {
+    this.ledger = ctx.ledger(kind.holds);
+    this.watchdogLease = ctx.options.lockWatchdogTimeout;
+  }
+
+  /** The owner token of `threadId`. */
+  owner(threadId: number): string {
+    return this.kind.owner ? this.kind.owner(this, threadId) : ownerToken(this.ctx.clientId, threadId);
+  }
+
+  /** Runs one of the kind's read-only verbs, on an open client. */
+  query<T>(verb: (kind: LockKind, target: LockTarget) => Promise<T>): Promise<T> {
+    return rejectingThrows(() => {
+      this.ctx.lifetime.throwIfAborted();
+      return verb(this.kind, this);
     });
   }
 
+  /** Deletes the lock whoever holds it; the holds it took count as lost here. Resolves whether it existed. */
+  async forceRelease(): Promise<boolean> {
+    this.ctx.lifetime.throwIfAborted();
+    const { existed, lost } = await this.kind.forceRelease(this);
+    for (const holds of lost) this.ctx.ledger(holds).loseAll(this.name, 'it was force-unlocked');
+    return existed;
+  }
+
+  /** Runs `fn` in this lock's client's owner scope (the open one, or a new one). */
+  inOwnerScope<T>(fn: () => T): T {
+    return this.ctx.scopes.run(fn);
+  }
+
   /**
-   * @internal For composite locks (MultiLock, RedLock), which checked the options already and watch
-   * and release the hold themselves: {@link tryAcquire}, resolving the bare {@link Hold} (no handle)
-   * or what the last attempt saw of the holder (its TTL).
+   * For composite locks (MultiLock, RedLock), which checked the options already and watch and
+   * release the hold themselves: a `tryAcquire` resolving the bare {@link Hold} (no handle) or what
+   * the last attempt saw of the holder (its TTL).
    */
   tryAcquireMember(call: CallOptions): Promise<Hold | HeldElsewhere> {
     return rejectingThrows(() => this.acquireHold(withSingleAttemptDefault(call), toHoldOrTtl));
   }
 
-  /** @internal Runs `fn` in this lock's client's owner scope (the open one, or a new one). */
-  inOwnerScope<T>(fn: () => T): T {
-    return this.ctx.scopes.run(fn);
-  }
-
-  /** @internal Releases one hold of `threadId`, counted in `lease` if known (used by `unlock` and handles). */
+  /** Releases one hold of `threadId`, counted in `lease` if known (used by `unlock` and handles). */
   releaseHold(threadId: number, lease?: HandleLease): Promise<void> {
     const { lifetime } = this.ctx;
     return lifetime.aborted ? Promise.reject(lifetime.reason) : this.release(threadId, lease as HeldLock | undefined);
@@ -421,19 +353,19 @@ export abstract class BaseLock {
    * `RedisUnavailableError` and the hold counts again, no longer renewed: lost when its term ends.
    */
   private async release(threadId: number, known?: HeldLock): Promise<void> {
-    const owner = this.ownerOf(threadId);
+    const { ledger, kind } = this;
+    const owner = this.owner(threadId);
     const sentAt = performance.now();
-    const { ledger } = this;
     // Armed before the hold is released, so that the lease's timer, due earlier, serves it.
     const deadline = this.leaseEndOf(known?.holds ? known : ledger.find(this.name, owner));
     const record = ledger.release(this.name, owner, known);
     // Remaining holds keep the lease of the latest acquisition (Redisson's "internal lease").
-    const leaseTime = record?.leaseTime ?? this.ctx.options.lockWatchdogTimeout;
+    const leaseTime = record?.leaseTime ?? this.watchdogLease;
     const unavailable = (cause: unknown) => new RedisUnavailableError(this.name, 'release', undefined, cause);
-    const unlocking = replyWithin(this.releaseOnce(owner, leaseTime, newRequestId()), deadline, unavailable);
+    const unlocking = replyWithin(kind.release(this, owner, leaseTime), deadline, unavailable);
     // When this should free the lock, the next local waiter's attempt goes out right behind it.
     const handOff = record?.holds === 0 ? this.localHandOff(threadId) : undefined;
-    let result: UnlockResult;
+    let result: ReleaseResult;
     try {
       result = await unlocking;
     } catch (error) {
@@ -443,7 +375,7 @@ export abstract class BaseLock {
     }
     handOff?.unlocked(result === 'released');
     if (result === 'decremented') {
-      if (record && this.partialReleaseResetsLease) ledger.extend(record, sentAt, leaseTime);
+      if (record && kind.partialReleaseResetsLease !== false) ledger.extend(record, sentAt, leaseTime);
       // The lock is still held (another reader's holds), but not by this owner any more.
       if (record?.holds === 0) this.ctx.scopes.forgetUnscoped(this.name, threadId);
     } else {
@@ -475,8 +407,8 @@ export abstract class BaseLock {
   }
 
   private localHandOff(threadId: number) {
-    if (!this.handsOffLocally) return undefined;
-    const channel = this.channelFor(threadId);
+    if (this.kind.handsOffLocally !== true) return undefined;
+    const channel = this.kind.channel(this, threadId);
     const strategy = channel === undefined ? undefined : this.ctx.pubsub.strategyOf(channel);
     return strategy instanceof LocalHandOff ? strategy.handOff() : undefined;
   }
@@ -485,53 +417,48 @@ export abstract class BaseLock {
    * Acquires one hold, waiting up to `waitTime` (undefined: without limit), and resolves what
    * `outcome` makes of the owner's thread id (`undefined` when the time ran out). The acquisition
    * resolves that value itself, so a parked waiter keeps no suspended frames or chained callbacks.
-   * It rejects before sending anything on a closed client or an aborted signal.
-   * @internal Kinds with their own results (the fenced lock's token) pass their own `outcome`.
+   * It rejects before sending anything on a closed client or an aborted signal. Kinds with their own
+   * results (the fenced lock's token) pass their own `outcome`.
    */
-  protected acquireHold<T>(call: CallOptions, outcome: Outcome<T>): Promise<T> {
-    const scoped = call.threadId ?? this.ctx.scopes.current();
-    const threadId = scoped ?? this.ctx.scopes.nextThreadId();
-    const owner = this.ownerOf(threadId);
+  acquireHold<T>(call: CallOptions, outcome: Outcome<T>): Promise<T> {
+    const { ctx, kind } = this;
+    const scoped = call.threadId ?? ctx.scopes.current();
+    const threadId = scoped ?? ctx.scopes.nextThreadId();
+    const owner = this.owner(threadId);
+    const leaseTime = call.leaseTime ?? this.watchdogLease;
     // A holder re-entering takes nobody's turn (local waiters may be waiting for it): it never queues.
     const reentry = scoped !== undefined && (this.ledger.find(this.name, owner)?.holds ?? 0) > 0;
-    return acquireWithWait(this.ctx, {
+    return acquireWithWait(ctx, {
       name: this.name,
-      attempts: new LockAttempts(this, this.ctx, threadId, owner, scoped === undefined, call, outcome),
-      channel: this.channelFor(threadId),
-      policy: this.wakePolicy,
-      backOff: this.backOff,
+      attempts: new LockAttempts(this, threadId, owner, scoped === undefined, call, leaseTime, outcome),
+      channel: kind.channel(this, threadId),
+      policy: kind.wake,
+      backOff: kind.backOff ?? fallbackBackOff,
       waitTime: call.waitTime,
-      turnBound: call.leaseTime ?? this.ctx.options.lockWatchdogTimeout,
-      queueFirst: this.queuesBehindLocalWaiters && !reentry,
-      linger: scoped === undefined ? 0 : this.channelLinger,
+      turnBound: leaseTime,
+      queueFirst: kind.queuesBehindLocalWaiters !== false && !reentry,
+      linger: scoped === undefined || !kind.channelLinger ? 0 : kind.channelLinger(ctx.options),
       signal: call.signal,
     });
   }
 
-  /** @internal One run of the acquire script, for {@link LockAttempts}. */
-  attemptOnce(input: AttemptInput): Promise<AttemptResult> {
-    return this.tryAcquireOnce(input);
-  }
-
-  /** @internal Undoes uncertain acquisitions, for {@link LockAttempts}; resolves once done (failures are logged). */
+  /** Undoes uncertain acquisitions; resolves once done (failures are logged). */
   undo(owner: string, holdsBefore: number): Promise<void> {
-    return this.undoAcquire(owner, holdsBefore).then(
+    return rejectingThrows(() => this.kind.trim(this, owner, holdsBefore)).then(
       () => undefined,
       (error: unknown) =>
         this.ctx.logger.debug('undoing an uncertain acquisition failed; the lease ends it', { name: this.name, owner, error }),
     );
   }
 
-  /**
-   * @internal Told by {@link LockAttempts} that an acquisition ended without acquiring; resolves
-   * (never rejects) once the kind's clean-up is done, if it has one.
-   */
+  /** Told that an acquisition ended without acquiring; resolves (never rejects) once the kind's clean-up is done, if it has one. */
   gaveUp(threadId: number, waitTime: number | undefined, reason: GiveUpReason, stats: WaitStats): Promise<void> | undefined {
     const { waitMs, attempts, wakeUps } = stats;
-    this.ctx.emit('acquireFailed', { name: this.name, owner: this.ownerOf(threadId), reason, waitMs, attempts, wakeUps });
+    this.ctx.emit('acquireFailed', { name: this.name, owner: this.owner(threadId), reason, waitMs, attempts, wakeUps });
+    if (!this.kind.gaveUp) return undefined;
     let cleanUp: Promise<unknown> | undefined;
     try {
-      cleanUp = this.acquisitionGaveUp(threadId, waitTime);
+      cleanUp = this.kind.gaveUp(this, threadId, waitTime);
     } catch (error) {
       cleanUp = Promise.reject(error);
     }
@@ -543,8 +470,8 @@ export abstract class BaseLock {
   }
 
   /**
-   * @internal Completes an acquisition (used by its attempts). One that landed just as the caller
-   * gave up (or the client closed) is given back rather than held behind their back, and rejects.
+   * Completes an acquisition (used by its attempts). One that landed just as the caller gave up (or
+   * the client closed) is given back rather than held behind their back, and rejects.
    */
   concludeAcquisition(
     threadId: number,
@@ -570,8 +497,8 @@ export abstract class BaseLock {
     throw reason;
   }
 
-  /** @internal A {@link LockNotHeldError} for this lock. */
-  protected notHeld(why: string, owner?: string): LockNotHeldError {
+  /** A {@link LockNotHeldError} for this lock. */
+  notHeld(why: string, owner?: string): LockNotHeldError {
     const by = owner ? ` by owner ${owner}` : '';
     return new LockNotHeldError(`Lock '${this.name}' is not held${by}: ${why}`, this.name);
   }
@@ -583,43 +510,39 @@ export abstract class BaseLock {
  */
 class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
   private abandoned = false;
-  private readonly name: string;
   /** The owner's record, once an attempt acquired. */
   private acquired: HeldLock | undefined;
   /** The fencing token the acquiring attempt reported, if its kind draws one. */
   private fencingToken: number | undefined;
   /** The kind's clean-up after giving up, if any; a time-out resolves after it. */
   private cleanUp: Promise<void> | undefined;
-  readonly leaseTime: number;
   readonly waitTime: number | undefined;
   believedHolds = 0;
   /** The holder's TTL the latest refused attempt reported. */
   private lastTtl = -1;
 
   constructor(
-    private readonly lock: BaseLock,
-    ctx: ClientContext,
+    private readonly core: LockCore,
     readonly threadId: number,
     readonly owner: string,
     private readonly unscoped: boolean,
     private readonly call: CallOptions,
+    readonly leaseTime: number,
     private readonly outcome: Outcome<T>,
   ) {
-    this.name = lock.name;
-    this.leaseTime = call.leaseTime ?? ctx.options.lockWatchdogTimeout;
     this.waitTime = call.waitTime;
   }
 
   conclude(acquired: boolean, stats: WaitStats): T | Promise<T> {
-    const { lock, threadId, call } = this;
+    const { core, threadId, call } = this;
     const record = this.acquired;
     if (!acquired || !record) {
       const { cleanUp, outcome, lastTtl } = this;
-      return cleanUp ? cleanUp.then(() => outcome(lock, undefined, call, lastTtl)) : outcome(lock, undefined, call, lastTtl);
+      return cleanUp ? cleanUp.then(() => outcome(core, undefined, call, lastTtl)) : outcome(core, undefined, call, lastTtl);
     }
     return (
-      lock.concludeAcquisition(threadId, this.owner, this.unscoped, call.signal, stats) ??
-      this.outcome(lock, { threadId, lease: record, fencingToken: this.fencingToken }, call, this.lastTtl)
+      core.concludeAcquisition(threadId, this.owner, this.unscoped, call.signal, stats) ??
+      this.outcome(core, { threadId, lease: record, fencingToken: this.fencingToken }, call, this.lastTtl)
     );
   }
 
@@ -628,7 +551,7 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
   }
 
   gaveUp(reason: GiveUpReason, stats: WaitStats): void {
-    this.cleanUp = this.lock.gaveUp(this.threadId, this.waitTime, reason, stats);
+    this.cleanUp = this.core.gaveUp(this.threadId, this.waitTime, reason, stats);
   }
 
   /**
@@ -641,14 +564,14 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
    * tell whose hold it removes; one owner's holds are one logical thread's, so this stays rare.)
    */
   async attempt(): Promise<number | null> {
-    const { lock, name, owner } = this;
-    const { ledger } = lock;
+    const { core, owner } = this;
+    const { ledger } = core;
     const sentAt = performance.now();
-    const record = ledger.beginAcquire(name, owner);
+    const record = ledger.beginAcquire(core.name, owner);
     const believedHolds = (this.believedHolds = record.believedHolds);
     let ttl: number | null;
     try {
-      const result = await lock.attemptOnce(this);
+      const result = await core.kind.attempt(core, this);
       if (result !== null && typeof result === 'object') {
         this.fencingToken = result.fencingToken;
         ttl = null;
@@ -658,13 +581,13 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
     } catch (error) {
       ledger.endAcquire(record);
       // Waited for: an attempt sent again (a failover retried within the wait) must not be overtaken by it.
-      if (!(error instanceof RedissonError)) await lock.undo(owner, believedHolds);
+      if (!(error instanceof RedissonError)) await core.undo(owner, believedHolds);
       throw error;
     }
     if (ttl !== null) this.lastTtl = ttl;
     if (ttl !== null || this.abandoned) {
       ledger.endAcquire(record);
-      if (ttl === null) void lock.undo(owner, believedHolds);
+      if (ttl === null) void core.undo(owner, believedHolds);
       return ttl;
     }
     ledger.endAcquire(record, { sentAt, leaseTime: this.leaseTime, renew: this.call.leaseTime === undefined });
@@ -682,10 +605,10 @@ export interface Hold {
 }
 
 /**
- * @internal What a call resolves, made from the acquired hold (`undefined`: the wait time ran out;
- * `ttl` is then the holder's TTL as the last attempt saw it).
+ * @internal What a call resolves, made from the acquired hold (`undefined`: the wait time ran out; `ttl` is
+ * then the holder's TTL as the last attempt saw it).
  */
-export type Outcome<T> = (lock: BaseLock, hold: Hold | undefined, call: CallOptions, ttl: number) => T;
+export type Outcome<T> = (lock: LockCore, hold: Hold | undefined, call: CallOptions, ttl: number) => T;
 
 const toNothing: Outcome<void> = () => undefined;
 const toBoolean: Outcome<boolean> = (_lock, hold) => hold !== undefined;
@@ -696,17 +619,3 @@ const toHandle: Outcome<Handle> = (lock, hold, call) => {
   if (hold === undefined) throw new LockAcquireTimeoutError(lock.name, call.waitTime ?? 0);
   return new Handle(lock, hold.threadId, hold.lease, hold.fencingToken);
 };
-
-/** @internal `tryLock` and `tryAcquire` make a single attempt unless given a `waitTime`. */
-export function withSingleAttemptDefault(call: CallOptions): CallOptions {
-  return call.waitTime === undefined ? { ...call, waitTime: 0 } : call;
-}
-
-/** @internal Runs `start`, turning a synchronous throw (bad input, closed client) into a rejection. */
-export function rejectingThrows<T>(start: () => Promise<T>): Promise<T> {
-  try {
-    return start();
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}
