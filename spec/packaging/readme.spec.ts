@@ -42,6 +42,13 @@ describe('snippets of the README and the guides', () => {
     for (const document of DOCUMENTS) expect({ document, text: readFileSync(join(ROOT, document), 'utf8') }).not.toMatchObject({ text: expect.stringMatching(/import Redis from 'ioredis'/) });
   });
 
+  it('are all in the TypeDoc site, each guide with a title and a category for its menu', () => {
+    const site = JSON.parse(readFileSync(join(ROOT, 'typedoc.json'), 'utf8')) as { projectDocuments: string[] };
+    const guides = DOCUMENTS.filter((document) => document !== 'README.md');
+    expect([...site.projectDocuments].sort()).toEqual([...guides].sort());
+    for (const guide of guides) expect({ guide, text: readFileSync(join(ROOT, guide), 'utf8') }).toMatchObject({ text: expect.stringMatching(/^---\ntitle: .+\ncategory: .+\n---\n/) });
+  });
+
   it('type-check under strict nodenext against the built package', async () => {
     const result = await typecheck(consumer.dir, snippets.map((s) => `${s.name}.mts`));
     // Report errors by document and line to make a drift easy to find.
