@@ -36,13 +36,7 @@ import { RSpinLock, toBackOff, type BackOffOptions } from './spin-lock';
  * a spin lock is stored as an RLock). These ids are the `kind` of the CLI's reports.
  */
 export type StoredAs =
-  | 'lock'
-  | 'fairLock'
-  | 'fencedLock'
-  | 'readWriteLock'
-  | 'semaphore'
-  | 'permitExpirableSemaphore'
-  | 'countDownLatch';
+  'lock' | 'fairLock' | 'fencedLock' | 'readWriteLock' | 'semaphore' | 'permitExpirableSemaphore' | 'countDownLatch';
 
 /** A key derived from an object's name, and what it is for (the CLI names it by `role`). */
 export interface DerivedKey {
@@ -77,7 +71,11 @@ export const STORAGE = {
     },
     channel: lockChannel,
   },
-  fencedLock: { label: 'fenced lock (RFencedLock)', keys: { token: { role: 'fencing token', of: fencingTokenKey } }, channel: lockChannel },
+  fencedLock: {
+    label: 'fenced lock (RFencedLock)',
+    keys: { token: { role: 'fencing token', of: fencingTokenKey } },
+    channel: lockChannel,
+  },
   readWriteLock: { label: 'read/write lock (RReadWriteLock)', keys: {}, channel: readWriteLockChannel },
   semaphore: { label: 'semaphore (RSemaphore)', keys: {}, channel: semaphoreChannel },
   permitExpirableSemaphore: {
@@ -165,7 +163,9 @@ function assertOpen(ctx: ClientContext): void {
 }
 
 /** `make` of a kind made from its name alone. */
-function byName<Made>(Kind: new (ctx: ClientContext, name: string) => Made): (ctx: ClientContext, name: string) => Made {
+function byName<Made>(
+  Kind: new (ctx: ClientContext, name: string) => Made,
+): (ctx: ClientContext, name: string) => Made {
   return (ctx, name) => {
     checkName(name);
     assertOpen(ctx);
@@ -274,8 +274,18 @@ export const KINDS = {
     contract: { suite: 'lock', reentrant: false },
   }),
   // Composites store nothing of their own: their members are what Redis and the CLI see.
-  'multi-lock': kind({ name: 'multi-lock', class: RMultiLock, factory: 'getMultiLock', make: overLocks(RMultiLock, 'getMultiLock()') }),
-  'red-lock': kind({ name: 'red-lock', class: RRedLock, factory: 'getRedLock', make: overLocks(RRedLock, 'getRedLock()') }),
+  'multi-lock': kind({
+    name: 'multi-lock',
+    class: RMultiLock,
+    factory: 'getMultiLock',
+    make: overLocks(RMultiLock, 'getMultiLock()'),
+  }),
+  'red-lock': kind({
+    name: 'red-lock',
+    class: RRedLock,
+    factory: 'getRedLock',
+    make: overLocks(RRedLock, 'getRedLock()'),
+  }),
   semaphore: kind({
     name: 'semaphore',
     class: RSemaphore,

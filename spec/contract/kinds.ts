@@ -46,10 +46,14 @@ function semaphoreSubject(kind: KindInfo): SemaphoreKindUnderTest {
 }
 
 /** Every lock kind the contract runs on every topology. */
-export const LOCK_KINDS: readonly LockKindUnderTest[] = KIND_LIST.filter((kind) => kind.contract?.suite === 'lock').map(lockSubject);
+export const LOCK_KINDS: readonly LockKindUnderTest[] = KIND_LIST.filter((kind) => kind.contract?.suite === 'lock').map(
+  lockSubject,
+);
 
 /** Every semaphore kind the semaphore contract runs on every topology. */
-export const SEMAPHORE_KINDS: readonly SemaphoreKindUnderTest[] = KIND_LIST.filter((kind) => kind.contract?.suite === 'semaphore').map(semaphoreSubject);
+export const SEMAPHORE_KINDS: readonly SemaphoreKindUnderTest[] = KIND_LIST.filter(
+  (kind) => kind.contract?.suite === 'semaphore',
+).map(semaphoreSubject);
 
 /** The lock contract's subject for `name`. */
 export function lockKind(name: KindName): LockKindUnderTest {
