@@ -8,25 +8,25 @@ import type { LeaseKind } from './kernel/leases/lease';
 import { LeaseTracker } from './kernel/leases/tracker';
 import type { Closable, ReplyBound } from './kernel/acquisition';
 import type { BaseLock } from './kernel/lock';
-import { checkMembers } from './kinds/composite';
 import type { ClientLocal, ClientContext, HoldKind } from './kernel/context';
-import { RFairLock } from './kinds/fair-lock';
-import { RFencedLock } from './kinds/fenced-lock';
+import type { RFairLock } from './kinds/fair-lock';
+import type { RFencedLock } from './kinds/fenced-lock';
 import { HoldLedger } from './kernel/hold-ledger';
-import { RMultiLock } from './kinds/multi-lock';
-import { RNonReentrantFairLock } from './kinds/non-reentrant-fair-lock';
-import { RNonReentrantLock } from './kinds/non-reentrant-lock';
-import { RReadWriteLock } from './kinds/read-write-lock';
-import { RRedLock } from './kinds/red-lock';
-import { RLock } from './kinds/rlock';
-import { RSpinLock, toBackOff, type BackOffOptions } from './kinds/spin-lock';
-import { checkName, resolveOptions, type Logger, type RedissonOptions, type ResolvedOptions } from './options';
+import type { RMultiLock } from './kinds/multi-lock';
+import type { RNonReentrantFairLock } from './kinds/non-reentrant-fair-lock';
+import type { RNonReentrantLock } from './kinds/non-reentrant-lock';
+import type { RReadWriteLock } from './kinds/read-write-lock';
+import type { RRedLock } from './kinds/red-lock';
+import { KINDS } from './kinds/registry';
+import type { RLock } from './kinds/rlock';
+import type { RSpinLock, BackOffOptions } from './kinds/spin-lock';
+import { resolveOptions, type Logger, type RedissonOptions, type ResolvedOptions } from './options';
 import { OwnerScopes } from './owner';
 import { PubSubManager } from './kernel/pubsub/manager';
 import { ScriptRunner } from './kernel/scripts/runner';
-import { RCountDownLatch } from './kinds/count-down-latch';
-import { RPermitExpirableSemaphore } from './kinds/permit-expirable-semaphore';
-import { RSemaphore } from './kinds/semaphore';
+import type { RCountDownLatch } from './kinds/count-down-latch';
+import type { RPermitExpirableSemaphore } from './kinds/permit-expirable-semaphore';
+import type { RSemaphore } from './kinds/semaphore';
 
 /**
  * Longest `RedissonClient.shutdown()` waits for Redis (the subscriber's close, the deletion of
@@ -158,9 +158,7 @@ export class RedissonClient {
    * ```
    */
   getLock(name: string): RLock {
-    checkName(name);
-    this.assertOpen();
-    return new RLock(this.context, name);
+    return KINDS.lock.make(this.context, name);
   }
 
   /**
@@ -176,9 +174,8 @@ export class RedissonClient {
    * ```
    */
   getReadWriteLock(name: string): RReadWriteLock {
-    checkName(name);
-    this.assertOpen();
-    return new RReadWriteLock(this.context, name);
+    // The pair's factory: the read-lock and write-lock entries share it.
+    return KINDS['write-lock'].make(this.context, name);
   }
 
   /**
@@ -195,10 +192,7 @@ export class RedissonClient {
    * ```
    */
   getSpinLock(name: string, backOff?: BackOffOptions): RSpinLock {
-    checkName(name);
-    const pauses = toBackOff(backOff);
-    this.assertOpen();
-    return new RSpinLock(this.context, name, pauses);
+    return KINDS['spin-lock'].make(this.context, name, backOff);
   }
 
   /**
@@ -217,9 +211,7 @@ export class RedissonClient {
    * ```
    */
   getFencedLock(name: string): RFencedLock {
-    checkName(name);
-    this.assertOpen();
-    return new RFencedLock(this.context, name);
+    return KINDS['fenced-lock'].make(this.context, name);
   }
 
   /**
@@ -236,9 +228,7 @@ export class RedissonClient {
    * ```
    */
   getNonReentrantLock(name: string): RNonReentrantLock {
-    checkName(name);
-    this.assertOpen();
-    return new RNonReentrantLock(this.context, name);
+    return KINDS['non-reentrant-lock'].make(this.context, name);
   }
 
   /**
@@ -253,9 +243,7 @@ export class RedissonClient {
    * ```
    */
   getFairLock(name: string): RFairLock {
-    checkName(name);
-    this.assertOpen();
-    return new RFairLock(this.context, name);
+    return KINDS['fair-lock'].make(this.context, name);
   }
 
   /**
@@ -269,9 +257,7 @@ export class RedissonClient {
    * ```
    */
   getNonReentrantFairLock(name: string): RNonReentrantFairLock {
-    checkName(name);
-    this.assertOpen();
-    return new RNonReentrantFairLock(this.context, name);
+    return KINDS['non-reentrant-fair-lock'].make(this.context, name);
   }
 
   /**
@@ -286,9 +272,7 @@ export class RedissonClient {
    * ```
    */
   getSemaphore(name: string): RSemaphore {
-    checkName(name);
-    this.assertOpen();
-    return new RSemaphore(this.context, name);
+    return KINDS.semaphore.make(this.context, name);
   }
 
   /**
@@ -309,9 +293,7 @@ export class RedissonClient {
    * ```
    */
   getPermitExpirableSemaphore(name: string): RPermitExpirableSemaphore {
-    checkName(name);
-    this.assertOpen();
-    return new RPermitExpirableSemaphore(this.context, name);
+    return KINDS['permit-expirable-semaphore'].make(this.context, name);
   }
 
   /**
@@ -331,9 +313,7 @@ export class RedissonClient {
    * ```
    */
   getCountDownLatch(name: string): RCountDownLatch {
-    checkName(name);
-    this.assertOpen();
-    return new RCountDownLatch(this.context, name);
+    return KINDS['count-down-latch'].make(this.context, name);
   }
 
   /**
@@ -350,9 +330,7 @@ export class RedissonClient {
    * ```
    */
   getMultiLock(...locks: BaseLock[] | [BaseLock[]]): RMultiLock {
-    const members = checkMembers(locks, 'getMultiLock()');
-    this.assertOpen();
-    return new RMultiLock(this.context, members);
+    return KINDS['multi-lock'].make(this.context, ...locks);
   }
 
   /**
@@ -370,9 +348,7 @@ export class RedissonClient {
    * ```
    */
   getRedLock(...locks: BaseLock[] | [BaseLock[]]): RRedLock {
-    const members = checkMembers(locks, 'getRedLock()');
-    this.assertOpen();
-    return new RRedLock(this.context, members);
+    return KINDS['red-lock'].make(this.context, ...locks);
   }
 
   /**

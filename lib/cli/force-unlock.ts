@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis';
 import { RedissonClient } from '../client';
-import { CliError, EXIT, derivedKeys, inspect, KIND_LABELS, type Report } from './inspect';
+import { READ_UNLOCK_MESSAGE, UNLOCK_MESSAGE, fairWaiterChannel } from '../keys';
+import { STORAGE } from '../kinds/registry';
+import { CliError, EXIT, derivedKeys, inspect, type Report } from './inspect';
 
 /** What `force-unlock` did. */
 export interface ForceUnlockResult {
@@ -28,7 +30,7 @@ export async function forceUnlock(redis: Redis, name: string): Promise<ForceUnlo
       const redisson = new RedissonClient(redis);
       try {
         const unlocked = await redisson.getLock(name).forceUnlock();
-        return { name, kind: before.kind, unlocked, published: unlocked ? { channel: d.lockChannel, message: '0' } : null, before };
+        return { name, kind: before.kind, unlocked, published: unlocked ? { channel: d.lockChannel, message: UNLOCK_MESSAGE } : null, before };
       } finally {
         await redisson.shutdown();
       }
@@ -38,7 +40,7 @@ export async function forceUnlock(redis: Redis, name: string): Promise<ForceUnlo
         const mode = await redis.hget(name, 'mode');
         if (mode !== 'read' && mode !== 'write') return { ops: [], result: { name, kind: before.kind, unlocked: false, published: null, before } };
         // A write lock's release wakes every waiter (`1`), a read lock's one per client (`0`).
-        const message = mode === 'write' ? '1' : '0';
+        const message = mode === 'write' ? READ_UNLOCK_MESSAGE : UNLOCK_MESSAGE;
         return {
           ops: [['del', name], ['publish', d.rwChannel, message]],
           result: { name, kind: before.kind, unlocked: true, published: { channel: d.rwChannel, message }, before },
@@ -61,13 +63,13 @@ export async function forceUnlock(redis: Redis, name: string): Promise<ForceUnlo
         }
         if (!exists) return { ops, result: { name, kind: before.kind, unlocked: false, published: null, before } };
         ops.push(['del', name]);
-        const channel = head === undefined ? null : `${d.lockChannel}:${head}`;
-        if (channel) ops.push(['publish', channel, '0']);
-        return { ops, result: { name, kind: before.kind, unlocked: true, published: channel ? { channel, message: '0' } : null, before } };
+        const channel = head === undefined ? null : fairWaiterChannel(name, head);
+        if (channel) ops.push(['publish', channel, UNLOCK_MESSAGE]);
+        return { ops, result: { name, kind: before.kind, unlocked: true, published: channel ? { channel, message: UNLOCK_MESSAGE } : null, before } };
       });
     default:
       throw new CliError(
-        `'${name}' is a ${KIND_LABELS[before.kind]}, which has no holder to force out`,
+        `'${name}' is a ${STORAGE[before.kind].label}, which has no holder to force out`,
         EXIT.REFUSED,
         before.kind === 'countDownLatch'
           ? "Redisson's delete() opens and removes a latch; do that from your application if you mean it"

@@ -1,34 +1,14 @@
 import type { Redis } from 'ioredis';
-import { prefixName } from '../keys';
+import { PERMIT_NO_EXPIRY, fairWaiterChannel, readerTimeoutPrefix, unlockLatchKey } from '../keys';
+import { STORAGE, type Storage, type StoredAs } from '../kinds/registry';
 
 /**
  * Reads what a name holds in Redis and tells which Redisson kind wrote it, from the data alone
  * (Redisson's formats: see the protocol notes). Read-only: every command here is a read.
  */
 
-/** Kinds the inspector recognises. */
-export type Kind =
-  | 'lock'
-  | 'fairLock'
-  | 'fencedLock'
-  | 'readWriteLock'
-  | 'semaphore'
-  | 'permitExpirableSemaphore'
-  | 'countDownLatch';
-
-/** What each kind is called in Redisson. */
-export const KIND_LABELS: Record<Kind, string> = {
-  lock: 'lock (RLock; a spin or non-reentrant lock is stored the same way)',
-  fairLock: 'fair lock (RFairLock)',
-  fencedLock: 'fenced lock (RFencedLock)',
-  readWriteLock: 'read/write lock (RReadWriteLock)',
-  semaphore: 'semaphore (RSemaphore)',
-  permitExpirableSemaphore: 'permit-expirable semaphore (RPermitExpirableSemaphore)',
-  countDownLatch: 'count-down latch (RCountDownLatch)',
-};
-
-/** Score Redisson gives a permit that never expires. */
-export const NO_EXPIRY_SCORE = 922337203685477;
+/** Kinds the inspector recognises: the ways of storing of the registry of kinds. */
+export type Kind = StoredAs;
 
 /** One owner token holding a lock, with its holds. */
 export interface Owner {
@@ -117,12 +97,7 @@ export const EXIT = {
   REFUSED: 5,
 } as const;
 
-/** `{name}:suffix`, or `name:suffix` when the name contains `{` (Redisson's suffixName). */
-export function suffixName(name: string, suffix: string): string {
-  return name.includes('{') ? `${name}:${suffix}` : `{${name}}:${suffix}`;
-}
-
-/** Derived names of `name`, as Redisson builds them. */
+/** The keys and channels of `name` the inspector reads, each from the registry's storage entries. */
 export function derivedKeys(name: string): {
   queue: string;
   timeout: string;
@@ -132,37 +107,78 @@ export function derivedKeys(name: string): {
   rwChannel: string;
   semaphoreChannel: string;
   latchChannel: string;
-  readTimeoutPrefix: string;
 } {
   return {
-    queue: prefixName('redisson_lock_queue', name),
-    timeout: prefixName('redisson_lock_timeout', name),
-    token: prefixName('redisson_lock_token', name),
-    permits: suffixName(name, 'timeout'),
-    lockChannel: prefixName('redisson_lock__channel', name),
-    rwChannel: prefixName('redisson_rwlock', name),
-    semaphoreChannel: prefixName('redisson_sc', name),
-    latchChannel: `redisson_countdownlatch__channel__{${name}}`,
-    readTimeoutPrefix: name.includes('{') ? name : `{${name}}`,
+    queue: STORAGE.fairLock.keys.queue.of(name),
+    timeout: STORAGE.fairLock.keys.deadlines.of(name),
+    token: STORAGE.fencedLock.keys.token.of(name),
+    permits: STORAGE.permitExpirableSemaphore.keys.permits.of(name),
+    lockChannel: STORAGE.lock.channel(name),
+    rwChannel: STORAGE.readWriteLock.channel(name),
+    semaphoreChannel: STORAGE.semaphore.channel(name),
+    latchChannel: STORAGE.countDownLatch.channel(name),
   };
 }
 
+/** Stands for the object's name in a key template. */
+const NAME = '\u0000';
+/** Stands for a further argument of a key function (a request id, an owner) in a key template. */
+const ARG = '\u0001';
+
+/**
+ * A kind of key derived from a name: `of` with `ARG` for its other arguments, and what those
+ * arguments look like (regular expressions, in order).
+ */
+interface KeyShape {
+  role: string;
+  of(name: string): string;
+  args: readonly string[];
+}
+
+/** Every key derived from a name: the storages' keys, every lock's unlock latches, every reader's hold timeouts. */
+const SHAPES: readonly KeyShape[] = [
+  ...Object.values<Storage>(STORAGE).flatMap((storage) => Object.values(storage.keys).map(({ role, of }) => ({ role, of, args: [] }))),
+  { role: 'unlock latch', of: (name) => unlockLatchKey(name, ARG), args: ['[0-9a-f]{32}'] },
+  { role: 'read-hold timeout', of: (name) => `${readerTimeoutPrefix(name, ARG)}:${ARG}`, args: ['[^:]+:\\d+', '\\d+'] },
+];
+
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * The shape's key for a name given as `name` (a SCAN glob, or a regular-expression group), in both
+ * of Redisson's forms: a name without braces is braced in, a name with braces goes in verbatim.
+ */
+function forms(shape: KeyShape, name: { braced: string; verbatim: string }, quote: (text: string) => string, arg: (i: number) => string): string[] {
+  const fill = (text: string, marker: string, value: string): string => {
+    let i = 0;
+    return quote(text)
+      .split(quote(marker))
+      .join(value)
+      .replace(new RegExp(quote(ARG), 'g'), () => arg(i++));
+  };
+  return [fill(shape.of(NAME), NAME, name.braced), fill(shape.of(`{${NAME}`), `{${NAME}`, name.verbatim)];
+}
+
+/** Recognisers of derived keys, made once from {@link SHAPES}. */
+const RECOGNISERS = SHAPES.map((shape) => ({
+  role: shape.role,
+  patterns: forms(shape, { braced: '([^{]*)', verbatim: '(.*\\{.*)' }, escape, (i) => `(?:${shape.args[i]})`).map((source) => new RegExp(`^${source}$`, 's')),
+}));
+
 /** Strips a derived key back to the name it belongs to (`redisson_lock_queue:{a}` -> `a`), if it is one. */
 export function baseOf(key: string): { name: string; role: string } | null {
-  const unprefix = (rest: string): string => (/^\{[^{}]*\}$/.test(rest) ? rest.slice(1, -1) : rest);
-  const unsuffix = (rest: string): string => {
-    const m = /^\{([^{}]*)\}$/.exec(rest);
-    return m ? m[1]! : rest;
-  };
-  let m = /^redisson_unlock_latch:(.*):[0-9a-f]{32}$/.exec(key);
-  if (m) return { name: unprefix(m[1]!), role: 'unlock latch' };
-  m = /^redisson_lock_(queue|timeout|token):(.*)$/.exec(key);
-  if (m) return { name: unprefix(m[2]!), role: { queue: 'fair-lock queue', timeout: 'fair-lock deadlines', token: 'fencing token' }[m[1] as 'queue'] };
-  m = /^(.*):[^:]+:\d+:rwlock_timeout:\d+$/.exec(key);
-  if (m) return { name: unsuffix(m[1]!), role: 'read-hold timeout' };
-  m = /^(.*):timeout$/.exec(key);
-  if (m && (m[1]!.startsWith('{') || m[1]!.includes('{'))) return { name: unsuffix(m[1]!), role: 'expirable permits' };
+  for (const { role, patterns } of RECOGNISERS) {
+    for (const pattern of patterns) {
+      const m = pattern.exec(key);
+      if (m) return { name: m[1]!, role };
+    }
+  }
   return null;
+}
+
+/** SCAN globs for the derived keys (unlock latches and read-hold timeouts aside) of names matching `pattern`. */
+function derivedPatterns(pattern: string): string[] {
+  return SHAPES.filter((shape) => shape.args.length === 0).flatMap((shape) => forms(shape, { braced: pattern, verbatim: pattern }, (text) => text, () => '*'));
 }
 
 const INTEGER = /^-?\d+$/;
@@ -210,7 +226,7 @@ export async function inspect(redis: Redis, name: string, options: InspectOption
     return {
       ...base,
       kind: 'lock',
-      label: KIND_LABELS.lock,
+      label: STORAGE.lock.label,
       exists: true,
       owners,
       channel: { name: d.lockChannel, subscribers: await subscribers(redis, d.lockChannel) },
@@ -284,14 +300,14 @@ async function fairLock(redis: Redis, base: Base, owners: Owner[], d: Derived, q
   return {
     ...base,
     kind: 'fairLock',
-    label: KIND_LABELS.fairLock,
+    label: STORAGE.fairLock.label,
     exists: owners.length > 0,
     owners,
     queue,
     // Fair waiters each listen on their own channel; the head's is the one an unlock publishes on.
     channel: head
-      ? { name: `${d.lockChannel}:${head.token}`, subscribers: await subscribers(redis, `${d.lockChannel}:${head.token}`) }
-      : { name: `${d.lockChannel}:<waiter>`, subscribers: 0 },
+      ? { name: fairWaiterChannel(base.name, head.token), subscribers: await subscribers(redis, fairWaiterChannel(base.name, head.token)) }
+      : { name: fairWaiterChannel(base.name, '<waiter>'), subscribers: 0 },
   };
 }
 
@@ -302,7 +318,7 @@ async function fencedLock(redis: Redis, base: Base, owners: Owner[], d: Derived,
   return {
     ...base,
     kind: 'fencedLock',
-    label: KIND_LABELS.fencedLock,
+    label: STORAGE.fencedLock.label,
     exists: owners.length > 0,
     owners,
     token,
@@ -324,7 +340,7 @@ async function readWriteLock(redis: Redis, base: Base, fields: Record<string, st
     }
     const owner: Owner = { field, ...split, holds: Number(value), side: write ? 'write' : 'read' };
     if (!write) {
-      const prefix = `${d.readTimeoutPrefix}:${field}:rwlock_timeout`;
+      const prefix = readerTimeoutPrefix(base.name, field);
       owner.readLeases = await Promise.all(Array.from({ length: owner.holds }, (_, i) => redis.pttl(`${prefix}:${i + 1}`)));
       if (owner.readLeases.length > 0 && owner.readLeases.every((ms) => ms === -2)) {
         base.notes.push(`reader ${field} has no live rwlock_timeout key: a dead reader, dropped at the next read unlock`);
@@ -335,7 +351,7 @@ async function readWriteLock(redis: Redis, base: Base, fields: Record<string, st
   return {
     ...base,
     kind: 'readWriteLock',
-    label: KIND_LABELS.readWriteLock,
+    label: STORAGE.readWriteLock.label,
     exists: true,
     mode,
     owners,
@@ -351,7 +367,7 @@ async function expirableSemaphore(redis: Redis, base: Base, available: number, d
   for (let i = 0; i + 1 < scored.length; i += 2) {
     const id = scored[i]!;
     const score = Number(scored[i + 1]!.toString());
-    const never = score >= NO_EXPIRY_SCORE;
+    const never = score >= PERMIT_NO_EXPIRY;
     if (id.length !== 16) base.notes.push(`permit id ${id.toString('hex')} is ${id.length} bytes, not Redisson's 16`);
     acquired.push({
       id: id.toString('hex'),
@@ -365,7 +381,7 @@ async function expirableSemaphore(redis: Redis, base: Base, available: number, d
   return {
     ...base,
     kind: 'permitExpirableSemaphore',
-    label: KIND_LABELS.permitExpirableSemaphore,
+    label: STORAGE.permitExpirableSemaphore.label,
     exists: base.keys.main!.exists,
     permits: available,
     acquired,
@@ -392,7 +408,7 @@ async function counter(redis: Redis, base: Base, value: number, d: Derived, as: 
     return {
       ...base,
       kind: 'countDownLatch',
-      label: KIND_LABELS.countDownLatch,
+      label: STORAGE.countDownLatch.label,
       exists: true,
       count: value,
       channel: { name: d.latchChannel, subscribers: latchSubs },
@@ -401,7 +417,7 @@ async function counter(redis: Redis, base: Base, value: number, d: Derived, as: 
   return {
     ...base,
     kind: 'semaphore',
-    label: KIND_LABELS.semaphore,
+    label: STORAGE.semaphore.label,
     exists: true,
     permits: value,
     channel: { name: d.semaphoreChannel, subscribers: semaphoreSubs },
@@ -419,7 +435,7 @@ export interface Listed {
 
 /** Scans for `pattern` (and the derived keys of names matching it) and inspects every object found. */
 export async function list(redis: Redis, pattern: string, options: { count?: number; as?: InspectOptions['as']; now?: number } = {}): Promise<Listed[]> {
-  const patterns = pattern === '*' ? ['*'] : [pattern, ...['redisson_lock_queue', 'redisson_lock_timeout', 'redisson_lock_token'].flatMap((p) => [`${p}:{${pattern}}`, `${p}:${pattern}`]), `{${pattern}}:timeout`];
+  const patterns = pattern === '*' ? ['*'] : [pattern, ...derivedPatterns(pattern)];
   const found = new Map<string, Set<string>>();
   const see = (name: string, key?: string): void => {
     let related = found.get(name);

@@ -1,4 +1,4 @@
 import { lockKind } from './kinds';
 import { lockContract } from './lock-contract';
 
-lockContract(lockKind('FairLock'));
+lockContract(lockKind('fair-lock'));

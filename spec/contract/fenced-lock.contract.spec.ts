@@ -1,4 +1,4 @@
 import { lockKind } from './kinds';
 import { lockContract } from './lock-contract';
 
-lockContract(lockKind('FencedLock'));
+lockContract(lockKind('fenced-lock'));

@@ -1,46 +1,66 @@
-import { fairWaiterChannel, fencingTokenKey, lockChannel, readWriteLockChannel } from '../../lib/keys';
+import { KIND_LIST, type KindInfo, type KindName } from '../../lib/kinds/registry';
 import type { LockKindUnderTest } from './lock-contract';
 import type { SemaphoreKindUnderTest } from './semaphore-contract';
 
-/**
- * Every lock kind the contract runs on every topology (spec/topology/*.contract.spec.ts). A new kind
- * joins the Cluster and Sentinel runs, and their failover and slot-move tests
- * (spec/topology/failover-kinds.spec.ts), by adding one line here.
+/*
+ * The contract suites' subjects, read from the registry of kinds (lib/kinds/registry.ts): a kind
+ * whose descriptor names a contract joins it here, and so the Cluster and Sentinel runs
+ * (spec/topology/*.contract.spec.ts) and their failover and slot-move tests
+ * (spec/topology/failover-kinds.spec.ts), with no line of its own in this file.
  */
-export const LOCK_KINDS: readonly LockKindUnderTest[] = [
-  { kind: 'RLock', factory: 'getLock', channel: lockChannel, reentrant: true },
-  { kind: 'FairLock', factory: 'getFairLock', channel: lockChannel, waiterChannel: fairWaiterChannel, reentrant: true },
-  {
-    kind: 'NonReentrantFairLock',
-    factory: 'getNonReentrantFairLock',
-    channel: lockChannel,
-    waiterChannel: fairWaiterChannel,
-    reentrant: false,
-  },
-  { kind: 'RWriteLock', factory: 'getReadWriteLock.writeLock', channel: readWriteLockChannel, reentrant: true },
-  {
-    kind: 'RReadLock',
-    factory: 'getReadWriteLock.readLock',
-    channel: readWriteLockChannel,
-    reentrant: true,
-    shared: { excludedBy: 'getReadWriteLock.writeLock' },
-  },
-  // A spin lock never subscribes: the contract's wake test becomes its no-subscription variant.
-  { kind: 'SpinLock', factory: 'getSpinLock', channel: () => undefined, reentrant: true },
-  // The token counter outlives every hold by design (tokens must never go back).
-  { kind: 'FencedLock', factory: 'getFencedLock', channel: lockChannel, reentrant: true, keeps: (name) => [fencingTokenKey(name)] },
-  { kind: 'NonReentrantLock', factory: 'getNonReentrantLock', channel: lockChannel, reentrant: false },
-];
+
+/** The path of factory calls on the client that reaches `kind`, e.g. `getReadWriteLock.readLock`. */
+function factoryPath(kind: KindInfo): string {
+  return kind.view === undefined ? kind.factory : `${kind.factory}.${kind.view}`;
+}
+
+/** The class name of `kind`, for test titles. */
+function title(kind: KindInfo): string {
+  return kind.class.name;
+}
+
+function byName(name: KindName): KindInfo {
+  const found = KIND_LIST.find((kind) => kind.name === name);
+  if (!found) throw new Error(`No kind ${name}`);
+  return found;
+}
+
+function lockSubject(kind: KindInfo): LockKindUnderTest {
+  if (kind.contract?.suite !== 'lock') throw new Error(`${kind.name} does not run the lock contract`);
+  const { reentrant, excludedBy } = kind.contract;
+  const subject: LockKindUnderTest = {
+    kind: title(kind),
+    factory: factoryPath(kind),
+    channel: kind.channel ?? (() => undefined),
+    reentrant,
+  };
+  if (kind.waiterChannel) subject.waiterChannel = kind.waiterChannel;
+  if (kind.keeps) subject.keeps = kind.keeps;
+  if (excludedBy) subject.shared = { excludedBy: factoryPath(byName(excludedBy)) };
+  return subject;
+}
+
+function semaphoreSubject(kind: KindInfo): SemaphoreKindUnderTest {
+  if (kind.contract?.suite !== 'semaphore') throw new Error(`${kind.name} does not run the semaphore contract`);
+  return { kind: title(kind), factory: kind.factory };
+}
+
+/** Every lock kind the contract runs on every topology. */
+export const LOCK_KINDS: readonly LockKindUnderTest[] = KIND_LIST.filter((kind) => kind.contract?.suite === 'lock').map(
+  lockSubject,
+);
 
 /** Every semaphore kind the semaphore contract runs on every topology. */
-export const SEMAPHORE_KINDS: readonly SemaphoreKindUnderTest[] = [
-  { kind: 'RSemaphore', factory: 'getSemaphore' },
-  { kind: 'RPermitExpirableSemaphore', factory: 'getPermitExpirableSemaphore' },
-];
+export const SEMAPHORE_KINDS: readonly SemaphoreKindUnderTest[] = KIND_LIST.filter(
+  (kind) => kind.contract?.suite === 'semaphore',
+).map(semaphoreSubject);
 
-/** The entry of `kind` in {@link LOCK_KINDS}. */
-export function lockKind(kind: string): LockKindUnderTest {
-  const found = LOCK_KINDS.find((entry) => entry.kind === kind);
-  if (!found) throw new Error(`No lock kind ${kind}`);
-  return found;
+/** The lock contract's subject for `name`. */
+export function lockKind(name: KindName): LockKindUnderTest {
+  return lockSubject(byName(name));
+}
+
+/** The semaphore contract's subject for `name`. */
+export function semaphoreKind(name: KindName): SemaphoreKindUnderTest {
+  return semaphoreSubject(byName(name));
 }

@@ -1,5 +1,5 @@
 import { lockKind } from './kinds';
 import { lockContract } from './lock-contract';
 
-lockContract(lockKind('RWriteLock'));
-lockContract(lockKind('RReadLock'));
+lockContract(lockKind('write-lock'));
+lockContract(lockKind('read-lock'));

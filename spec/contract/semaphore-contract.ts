@@ -29,7 +29,7 @@ export interface SemaphoreKindUnderTest {
   /** Name in test titles. */
   kind: string;
   /** Factory on the client, e.g. `getSemaphore`; child processes use it too. */
-  factory: 'getSemaphore' | 'getPermitExpirableSemaphore';
+  factory: string;
 }
 
 const WORKER = join(__dirname, 'fixtures', 'semaphore-worker.mjs');

@@ -1,4 +1,4 @@
-import { SEMAPHORE_KINDS } from './kinds';
+import { semaphoreKind } from './kinds';
 import { semaphoreContract } from './semaphore-contract';
 
-semaphoreContract(SEMAPHORE_KINDS[0]!);
+semaphoreContract(semaphoreKind('semaphore'));

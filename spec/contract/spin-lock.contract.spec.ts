@@ -1,4 +1,4 @@
 import { lockKind } from './kinds';
 import { lockContract } from './lock-contract';
 
-lockContract(lockKind('SpinLock'));
+lockContract(lockKind('spin-lock'));

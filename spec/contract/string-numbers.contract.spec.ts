@@ -1,11 +1,5 @@
-import { lockChannel } from '../../lib/keys';
+import { lockKind } from './kinds';
 import { lockContract } from './lock-contract';
 
 // ioredis' `stringNumbers` turns every integer reply into a string: the library must read both.
-lockContract({
-  kind: 'RLock on a stringNumbers connection',
-  factory: 'getLock',
-  channel: lockChannel,
-  reentrant: true,
-  connection: { stringNumbers: true },
-});
+lockContract({ ...lockKind('lock'), kind: 'RLock on a stringNumbers connection', connection: { stringNumbers: true } });

@@ -1,5 +1,5 @@
 import type { RedisConnection } from '../../lib';
-import { lockChannel } from '../../lib/keys';
+import { lockKind } from '../contract/kinds';
 import { lockContract, type ContractFixture } from '../contract/lock-contract';
 
 /**
@@ -62,5 +62,5 @@ export function lockContractAsUser(
   prepare: (admin: RedisConnection) => Promise<unknown>,
   fixture?: ContractFixture,
 ): void {
-  lockContract({ kind, factory: 'getLock', channel: lockChannel, reentrant: true, user: LOCK_USER, prepare }, fixture);
+  lockContract({ ...lockKind('lock'), kind, user: LOCK_USER, prepare }, fixture);
 }
