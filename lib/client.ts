@@ -13,6 +13,7 @@ import type { ClientLocal, ClientContext, HoldKind } from './kernel/context';
 import { RFairLock } from './kinds/fair-lock';
 import { RFencedLock } from './kinds/fenced-lock';
 import { HoldLedger } from './kernel/hold-ledger';
+import { emitHoldLost, type Emit } from './kernel/hold-events';
 import { RMultiLock } from './kinds/multi-lock';
 import { RNonReentrantFairLock } from './kinds/non-reentrant-fair-lock';
 import { RNonReentrantLock } from './kinds/non-reentrant-lock';
@@ -82,6 +83,16 @@ export class RedissonClient {
   /** The options in force, defaults filled in. */
   readonly options: ResolvedOptions;
   private readonly emitter: Emitter<RedissonEvents> = mitt<RedissonEvents>();
+  /** Emits without letting a throwing listener break the caller; its error surfaces asynchronously. */
+  private readonly emitEvent: Emit = (type, event) => {
+    try {
+      this.emitter.emit(type, event);
+    } catch (error) {
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
+  };
   private readonly lifetime = new AbortController();
   private readonly pending = new Set<Closable>();
   private readonly scopes = new OwnerScopes();
@@ -112,17 +123,17 @@ export class RedissonClient {
     this.pubsub = new PubSubManager(redis, {
       sharded,
       subscriptionTimeout: this.options.subscriptionTimeout,
-      onReconnect: (channels) => this.emit('subscriberReconnected', { channels }),
+      onReconnect: (channels) => this.emitEvent('subscriberReconnected', { channels }),
       onError: (error, what) => logger.debug(`pub/sub: ${what} failed`, { error }),
     });
     this.leases = new LeaseTracker({
       renewalLease: this.options.lockWatchdogTimeout,
       batchSize: this.options.lockWatchdogBatchSize,
       groupOf: slotGrouping(redis),
-      onLost: (error) => {
+      onLost: (error, lease) => {
         // `<clientId>:<threadId>`, or `<clientId>:<threadId>:write` for a write lock.
         this.scopes.forgetUnscoped(error.lockName, Number.parseInt(error.owner.slice(this.id.length + 1), 10));
-        this.emit('lockLost', { name: error.lockName, owner: error.owner, error });
+        emitHoldLost(this.emitEvent, { kind: lease.kindName, name: lease.name, owner: lease.owner }, error);
       },
       onRenewalError: (error) => logger.debug('lease renewal failed; retrying next period', { error }),
     });
@@ -143,7 +154,7 @@ export class RedissonClient {
       replyBound: replyBoundOf(this.options, this.scripts),
       ledger: (kind) => this.ledgerOf(kind),
       local: <T>(local: ClientLocal<T>) => this.localOf(local),
-      emit: (type, event) => this.emit(type, event),
+      emit: this.emitEvent,
     };
   }
 
@@ -484,17 +495,6 @@ export class RedissonClient {
 
   private assertOpen(): void {
     this.lifetime.signal.throwIfAborted();
-  }
-
-  /** Emits without letting a throwing listener break the caller; its error surfaces asynchronously. */
-  private emit<K extends keyof RedissonEvents>(type: K, event: RedissonEvents[K]): void {
-    try {
-      this.emitter.emit(type, event);
-    } catch (error) {
-      queueMicrotask(() => {
-        throw error;
-      });
-    }
   }
 }
 

@@ -11,9 +11,10 @@ import {
 } from '../options';
 import type { WakePolicy } from '../kernel/pubsub/wake';
 import { holdCount, isHeldBy, isLocked, newRequestId, remainTimeToLive, type UnlockResult } from './scripts/lock';
-import { acquireWithWait, fallbackBackOff, replyWithin, type AttemptSource, type Deadline, type BackOff, type GiveUpReason, type WaitStats } from '../kernel/acquisition';
+import { acquireWithWait, fallbackBackOff, replyWithin, type AttemptSource, type Deadline, type BackOff } from '../kernel/acquisition';
 import type { ClientContext, HoldKind } from '../kernel/context';
 import { LocalHandOff } from '../kernel/hand-off';
+import { emitReleased } from '../kernel/hold-events';
 import { Handle, type HandleLease } from '../kernel/handle';
 import type { HeldLock, HoldLedger } from '../kernel/hold-ledger';
 
@@ -72,6 +73,8 @@ export interface HeldElsewhere {
 export abstract class BaseLock {
   /** @internal The client's ledger of this kind's holds. */
   readonly ledger: HoldLedger;
+  /** @internal The kind's name in events (e.g. `'fair-lock'`). */
+  abstract readonly kind: string;
 
   /** @internal Made by the client's factories. */
   protected constructor(
@@ -455,7 +458,7 @@ export abstract class BaseLock {
       throw this.notHeld('it was never acquired, was already released, or its lease expired', owner);
     }
     const heldMs = record ? performance.now() - record.heldSince : undefined;
-    this.ctx.emit('released', { name: this.name, owner, fully: result === 'released', heldMs });
+    emitReleased(this.ctx.emit, { kind: this.kind, name: this.name, owner }, result === 'released', heldMs);
   }
 
   /**
@@ -496,6 +499,7 @@ export abstract class BaseLock {
     const reentry = scoped !== undefined && (this.ledger.find(this.name, owner)?.holds ?? 0) > 0;
     return acquireWithWait(this.ctx, {
       name: this.name,
+      kind: this.kind,
       attempts: new LockAttempts(this, this.ctx, threadId, owner, scoped === undefined, call, outcome),
       channel: this.channelFor(threadId),
       policy: this.wakePolicy,
@@ -526,9 +530,7 @@ export abstract class BaseLock {
    * @internal Told by {@link LockAttempts} that an acquisition ended without acquiring; resolves
    * (never rejects) once the kind's clean-up is done, if it has one.
    */
-  gaveUp(threadId: number, waitTime: number | undefined, reason: GiveUpReason, stats: WaitStats): Promise<void> | undefined {
-    const { waitMs, attempts, wakeUps } = stats;
-    this.ctx.emit('acquireFailed', { name: this.name, owner: this.ownerOf(threadId), reason, waitMs, attempts, wakeUps });
+  gaveUp(threadId: number, waitTime: number | undefined): Promise<void> | undefined {
     let cleanUp: Promise<unknown> | undefined;
     try {
       cleanUp = this.acquisitionGaveUp(threadId, waitTime);
@@ -548,17 +550,13 @@ export abstract class BaseLock {
    */
   concludeAcquisition(
     threadId: number,
-    owner: string,
     unscoped: boolean,
     signal: AbortSignal | undefined,
-    stats: WaitStats,
   ): Promise<never> | undefined {
     const { lifetime } = this.ctx;
     const cancelledBy = signal?.aborted ? signal : lifetime.aborted ? lifetime : undefined;
     if (cancelledBy) return this.giveBack(threadId, cancelledBy.reason);
     if (unscoped) this.ctx.scopes.rememberUnscoped(this.name, threadId);
-    const { waitMs, attempts, wakeUps } = stats;
-    this.ctx.emit('acquired', { name: this.name, owner, waitMs, attempts, wakeUps });
     return undefined;
   }
 
@@ -610,7 +608,7 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
     this.waitTime = call.waitTime;
   }
 
-  conclude(acquired: boolean, stats: WaitStats): T | Promise<T> {
+  conclude(acquired: boolean): T | Promise<T> {
     const { lock, threadId, call } = this;
     const record = this.acquired;
     if (!acquired || !record) {
@@ -618,7 +616,7 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
       return cleanUp ? cleanUp.then(() => outcome(lock, undefined, call, lastTtl)) : outcome(lock, undefined, call, lastTtl);
     }
     return (
-      lock.concludeAcquisition(threadId, this.owner, this.unscoped, call.signal, stats) ??
+      lock.concludeAcquisition(threadId, this.unscoped, call.signal) ??
       this.outcome(lock, { threadId, lease: record, fencingToken: this.fencingToken }, call, this.lastTtl)
     );
   }
@@ -627,8 +625,8 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
     this.abandoned = true;
   }
 
-  gaveUp(reason: GiveUpReason, stats: WaitStats): void {
-    this.cleanUp = this.lock.gaveUp(this.threadId, this.waitTime, reason, stats);
+  gaveUp(): void {
+    this.cleanUp = this.lock.gaveUp(this.threadId, this.waitTime);
   }
 
   /**
@@ -644,7 +642,7 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
     const { lock, name, owner } = this;
     const { ledger } = lock;
     const sentAt = performance.now();
-    const record = ledger.beginAcquire(name, owner);
+    const record = ledger.beginAcquire(name, owner, lock.kind);
     const believedHolds = (this.believedHolds = record.believedHolds);
     let ttl: number | null;
     try {

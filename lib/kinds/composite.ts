@@ -4,6 +4,8 @@ import { BaseLock, type HeldElsewhere, type Hold } from './base-lock';
 import type { ClientContext } from '../kernel/context';
 import { Handle, type HandleLease } from '../kernel/handle';
 import type { HeldLock } from '../kernel/hold-ledger';
+import { emitAcquired, emitAcquireFailed, emitHoldLost, emitReleased, giveUpReason, type Holder } from '../kernel/hold-events';
+import { ownerToken } from '../keys';
 
 /**
  * Redisson's base wait per member: `lock()` and `acquire()` without `waitTime` run rounds of
@@ -38,6 +40,11 @@ export function memberHold(lock: BaseLock, hold: Hold): MemberHold {
 /** @internal Releases one member hold; rejects with `LockNotHeldError` when Redis has none. */
 export function releaseMember(member: MemberHold): Promise<void> {
   return member.lock.releaseHold(member.threadId, member.lease);
+}
+
+/** @internal How many rounds over its members one acquisition of a composite sent (its `attempts`). */
+export interface Rounds {
+  attempts: number;
 }
 
 /** @internal What a successful round took. */
@@ -181,6 +188,8 @@ export class CompositeHold implements HandleLease {
   private live: number;
   private timer: NodeJS.Timeout | undefined;
   private disposed = false;
+  /** When it was acquired (monotonic ms), for `heldMs`. */
+  readonly acquiredAt = performance.now();
 
   constructor(
     private readonly lockName: string,
@@ -188,6 +197,8 @@ export class CompositeHold implements HandleLease {
     readonly members: readonly MemberHold[],
     private readonly quorum: number,
     validFor: number | undefined,
+    /** Emits `holdLost` for this hold when it is lost. */
+    private readonly lost: (error: LockLostError) => void,
   ) {
     this.live = members.length;
     for (const { lease } of members) {
@@ -237,6 +248,7 @@ export class CompositeHold implements HandleLease {
     this.lostWith = error;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.lost(error);
     for (const listener of [...this.listeners]) listener(error);
   }
 }
@@ -263,6 +275,8 @@ export abstract class CompositeLock {
   readonly name: string;
   /** The member locks, in the order given. */
   readonly locks: readonly BaseLock[];
+  /** @internal The kind's name in events (`'multi-lock'`, `'red-lock'`). */
+  abstract readonly kind: string;
 
   /** @internal */
   protected constructor(
@@ -275,8 +289,11 @@ export abstract class CompositeLock {
     this.name = `${kind}(${locks.map((lock) => lock.name).join(', ')})`;
   }
 
-  /** @internal Takes the members: one acquisition. `forever`: no `waitTime` means as long as it takes. */
-  protected abstract take(call: CallOptions, forever: boolean): Promise<Taken | NotTaken>;
+  /**
+   * @internal Takes the members: one acquisition, counting its rounds in `rounds`. `forever`: no
+   * `waitTime` means as long as it takes.
+   */
+  protected abstract take(call: CallOptions, forever: boolean, rounds: Rounds): Promise<Taken | NotTaken>;
 
   /** @internal Gives back member holds taken together. */
   protected abstract giveBack(members: readonly MemberHold[]): Promise<void>;
@@ -304,7 +321,7 @@ export abstract class CompositeLock {
   async lock(options?: LockOptions): Promise<void> {
     const call = resolveCallOptions(options, ['leaseTime', 'threadId', 'signal']);
     this.ctx.lifetime.throwIfAborted();
-    const taken = await this.take(call, true);
+    const taken = await this.acquisition(call, true);
     if ('error' in taken) throw taken.error;
   }
 
@@ -323,7 +340,7 @@ export abstract class CompositeLock {
   async tryLock(options?: TryLockOptions): Promise<boolean> {
     const call = resolveCallOptions(options);
     this.ctx.lifetime.throwIfAborted();
-    return !('error' in (await this.take(call, false)));
+    return !('error' in (await this.acquisition(call, false)));
   }
 
   /**
@@ -340,6 +357,7 @@ export abstract class CompositeLock {
   async unlock(options?: OwnerOptions): Promise<void> {
     resolveCallOptions(options, ['threadId']);
     await this.unlockMembers(options);
+    emitReleased(this.ctx.emit, this.holderOf(options?.threadId), true, undefined);
   }
 
   /**
@@ -363,7 +381,7 @@ export abstract class CompositeLock {
   async acquire(options?: AcquireOptions): Promise<Handle> {
     const call = resolveCallOptions(options);
     this.ctx.lifetime.throwIfAborted();
-    return this.handleOf(await this.take(call, call.waitTime === undefined), call);
+    return this.handleOf(await this.acquisition(call, call.waitTime === undefined), call);
   }
 
   /**
@@ -381,7 +399,7 @@ export abstract class CompositeLock {
   async tryAcquire(options?: AcquireOptions): Promise<Handle | null> {
     const call = resolveCallOptions(options);
     this.ctx.lifetime.throwIfAborted();
-    const taken = await this.take(call, false);
+    const taken = await this.acquisition(call, false);
     return 'error' in taken ? null : this.handleOf(taken, call);
   }
 
@@ -447,17 +465,48 @@ export abstract class CompositeLock {
   }
 
   /** @internal Releases a composite handle's members (called by the handle). */
-  releaseHold(_threadId: number, lease: HandleLease): Promise<void> {
+  async releaseHold(_threadId: number, lease: HandleLease): Promise<void> {
     const hold = lease as CompositeHold;
     hold.dispose();
-    return this.giveBack(hold.members);
+    await this.giveBack(hold.members);
+    emitReleased(this.ctx.emit, this.holderOf(hold.members), true, performance.now() - hold.acquiredAt);
   }
 
   /** @internal */
   protected handleOf(taken: Taken | NotTaken, call: CallOptions): Handle {
     if ('error' in taken) throw taken.error;
-    const hold = new CompositeHold(this.name, taken.members, this.quorumOf(taken.members.length), taken.validFor);
+    const holder = this.holderOf(taken.members);
+    const lost = (error: LockLostError): void => emitHoldLost(this.ctx.emit, holder, error);
+    const hold = new CompositeHold(this.name, taken.members, this.quorumOf(taken.members.length), taken.validFor, lost);
     return this.makeHandle(call.threadId ?? taken.members[0]!.threadId, hold, taken);
+  }
+
+  /** Takes the members (see {@link take}) and emits the acquisition's `acquired` or `acquireFailed` event. */
+  private async acquisition(call: CallOptions, forever: boolean): Promise<Taken | NotTaken> {
+    const startedAt = performance.now();
+    const rounds: Rounds = { attempts: 0 };
+    const stats = () => ({ waitMs: performance.now() - startedAt, attempts: rounds.attempts, wakeUps: 0 });
+    let taken: Taken | NotTaken;
+    try {
+      taken = await this.take(call, forever, rounds);
+    } catch (error) {
+      emitAcquireFailed(this.ctx.emit, this.holderOf(call.threadId), giveUpReason(error, call.signal), stats());
+      throw error;
+    }
+    if ('error' in taken) emitAcquireFailed(this.ctx.emit, this.holderOf(call.threadId), 'timeout', stats());
+    else emitAcquired(this.ctx.emit, this.holderOf(taken.members), stats());
+    return taken;
+  }
+
+  /**
+   * Who this composite's events name: the owner of the first member hold taken, else the owner of
+   * `threadId` (or of the open owner scope); `''` when there is none.
+   */
+  private holderOf(from: readonly MemberHold[] | number | undefined): Holder {
+    const { kind, name } = this;
+    if (typeof from === 'object') return { kind, name, owner: from[0]?.lease.owner ?? '' };
+    const threadId = from ?? this.ctx.scopes.current();
+    return { kind, name, owner: threadId === undefined ? '' : ownerToken(this.ctx.clientId, threadId) };
   }
 
   /** @internal */

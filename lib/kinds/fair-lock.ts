@@ -32,6 +32,8 @@ import { HASH_LOCK } from './rlock';
  */
 export class RFairLock extends BaseLock {
   /** @internal */
+  readonly kind: string = 'fair-lock';
+  /** @internal */
   protected readonly wakePolicy = wakeOne;
   /** @internal Whether the holder may acquire again (a non-reentrant kind says no). */
   protected readonly reentrant: boolean = true;

@@ -40,6 +40,8 @@ const toTokenOrNull: Outcome<number | null> = (_lock, hold) => (hold === undefin
  * @category Locks
  */
 export class RFencedLock extends RLock {
+  /** @internal */
+  override readonly kind: string = 'fenced-lock';
   /** @internal Use `RedissonClient.getFencedLock`. */
   constructor(ctx: ClientContext, name: string) {
     super(ctx, name);

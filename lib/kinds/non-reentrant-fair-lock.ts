@@ -17,5 +17,7 @@ import { RFairLock } from './fair-lock';
  */
 export class RNonReentrantFairLock extends RFairLock {
   /** @internal */
+  override readonly kind: string = 'non-reentrant-fair-lock';
+  /** @internal */
   protected override readonly reentrant: boolean = false;
 }

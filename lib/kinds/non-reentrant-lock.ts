@@ -25,6 +25,8 @@ import { RLock } from './rlock';
  * @category Locks
  */
 export class RNonReentrantLock extends RLock {
+  /** @internal */
+  override readonly kind: string = 'non-reentrant-lock';
   /** @internal Use `RedissonClient.getNonReentrantLock`. */
   constructor(ctx: ClientContext, name: string) {
     super(ctx, name);

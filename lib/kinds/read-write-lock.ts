@@ -123,6 +123,8 @@ export class RReadWriteLock {
  * @category Locks
  */
 export class RReadLock extends BaseLock {
+  /** @internal */
+  readonly kind: string = 'read-lock';
   private readonly channel: string;
   /** @internal */
   protected readonly wakePolicy = RW_WAKE;
@@ -219,6 +221,8 @@ export class RReadLock extends BaseLock {
  * @category Locks
  */
 export class RWriteLock extends BaseLock {
+  /** @internal */
+  readonly kind: string = 'write-lock';
   private readonly channel: string;
   /** @internal */
   protected readonly wakePolicy = RW_WAKE;

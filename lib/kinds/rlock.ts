@@ -34,6 +34,8 @@ const RLOCK_WAKE: WakePolicy = LocalHandOff.over(wakeByMessage([READ_UNLOCK_MESS
  * @category Locks
  */
 export class RLock extends BaseLock {
+  /** @internal */
+  readonly kind: string = 'lock';
   /** Channel of the release messages, used by every acquisition and release. */
   private readonly channel: string;
   /** @internal */

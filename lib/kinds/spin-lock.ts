@@ -169,6 +169,8 @@ function shown(value: unknown): string {
  * @category Locks
  */
 export class RSpinLock extends BaseLock {
+  /** @internal */
+  readonly kind: string = 'spin-lock';
   /** @internal Never used: a spin lock has no channel. */
   protected readonly wakePolicy = wakeOne;
   /** @internal */
