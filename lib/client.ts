@@ -411,7 +411,7 @@ export class RedissonClient {
    * Subscribes to a client event; see {@link RedissonEvents}. Returns the client, for chaining.
    * @example
    * ```ts
-   * redisson.on('lockLost', ({ name, error }) => console.error(`lost ${name}`, error));
+   * redisson.on('holdLost', ({ kind, name, error }) => console.error(`lost ${kind} ${name}`, error));
    * ```
    */
   on<K extends keyof RedissonEvents>(type: K, handler: Handler<RedissonEvents[K]>): this {
@@ -447,7 +447,7 @@ export class RedissonClient {
   /**
    * Stops the watchdog, closes the subscriber connection, waits for the unlock latches' deletions
    * already sent, and rejects pending waits with {@link ClientClosedError}. Locks still held are not released (they
-   * expire with their lease); their handles' signals abort and `lockLost` is emitted for each. The
+   * expire with their lease); their handles' signals abort and `holdLost` is emitted for each. The
    * caller's `redis` connection is left open. Idempotent. Returns within {@link SHUTDOWN_BOUND_MS}
    * even when Redis does not answer (latches not deleted by then expire by themselves).
    * @example

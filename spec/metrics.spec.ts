@@ -141,7 +141,7 @@ const KINDS: readonly KindUnderTest[] = [
   {
     kind: 'count-down-latch',
     take: async (redisson, name, waitTime) =>
-      (await redisson.getCountDownLatch(name).await({ waitTime })) ? { release: async () => undefined } : null,
+      (await redisson.getCountDownLatch(name).await({ waitTime })) ? { release: () => Promise.resolve() } : null,
     occupy: async (holder, name) => {
       await holder.getCountDownLatch(name).trySetCount(1);
       return () => holder.getCountDownLatch(name).countDown();

@@ -37,7 +37,15 @@ export function emitAcquired(emit: Emit, holder: Holder, stats: AcquisitionStats
 /** See {@link emitAcquired}. */
 export function emitAcquireFailed(emit: Emit, holder: Holder, reason: GiveUpReason, stats: AcquisitionStats): void {
   const { kind, name, owner } = holder;
-  emit('acquireFailed', { kind, name, owner, reason, waitMs: stats.waitMs, attempts: stats.attempts, wakeUps: stats.wakeUps });
+  emit('acquireFailed', {
+    kind,
+    name,
+    owner,
+    reason,
+    waitMs: stats.waitMs,
+    attempts: stats.attempts,
+    wakeUps: stats.wakeUps,
+  });
 }
 
 /** See {@link emitAcquired}. */
@@ -58,7 +66,12 @@ export function emitHoldLost(emit: Emit, holder: Holder, error: LockLostError): 
  * Emits the events of an acquisition made of a single attempt (a latch's `await` with `waitTime: 0`):
  * `reached` resolves whether it got what it asked for, and is passed on.
  */
-export function reportSingleAttempt(emit: Emit, holder: Holder, signal: AbortSignal | undefined, reached: Promise<boolean>): Promise<boolean> {
+export function reportSingleAttempt(
+  emit: Emit,
+  holder: Holder,
+  signal: AbortSignal | undefined,
+  reached: Promise<boolean>,
+): Promise<boolean> {
   const startedAt = performance.now();
   const stats = (): AcquisitionStats => ({ waitMs: performance.now() - startedAt, attempts: 1, wakeUps: 0 });
   return reached.then(
