@@ -21,6 +21,7 @@ import { KINDS } from './kinds/registry';
 import type { RLock } from './kinds/rlock';
 import type { RSpinLock, BackOffOptions } from './kinds/spin-lock';
 import { resolveOptions, type Logger, type RedissonOptions, type ResolvedOptions } from './options';
+import { emitHoldLost, type Emit } from './kernel/hold-events';
 import { OwnerScopes } from './owner';
 import { PubSubManager } from './kernel/pubsub/manager';
 import { ScriptRunner } from './kernel/scripts/runner';
@@ -82,6 +83,16 @@ export class RedissonClient {
   /** The options in force, defaults filled in. */
   readonly options: ResolvedOptions;
   private readonly emitter: Emitter<RedissonEvents> = mitt<RedissonEvents>();
+  /** Emits without letting a throwing listener break the caller; its error surfaces asynchronously. */
+  private readonly emitEvent: Emit = (type, event) => {
+    try {
+      this.emitter.emit(type, event);
+    } catch (error) {
+      queueMicrotask(() => {
+        throw error;
+      });
+    }
+  };
   private readonly lifetime = new AbortController();
   private readonly pending = new Set<Closable>();
   private readonly scopes = new OwnerScopes();
@@ -112,17 +123,17 @@ export class RedissonClient {
     this.pubsub = new PubSubManager(redis, {
       sharded,
       subscriptionTimeout: this.options.subscriptionTimeout,
-      onReconnect: (channels) => this.emit('subscriberReconnected', { channels }),
+      onReconnect: (channels) => this.emitEvent('subscriberReconnected', { channels }),
       onError: (error, what) => logger.debug(`pub/sub: ${what} failed`, { error }),
     });
     this.leases = new LeaseTracker({
       renewalLease: this.options.lockWatchdogTimeout,
       batchSize: this.options.lockWatchdogBatchSize,
       groupOf: slotGrouping(redis),
-      onLost: (error) => {
+      onLost: (error, lease) => {
         // `<clientId>:<threadId>`, or `<clientId>:<threadId>:write` for a write lock.
         this.scopes.forgetUnscoped(error.lockName, Number.parseInt(error.owner.slice(this.id.length + 1), 10));
-        this.emit('lockLost', { name: error.lockName, owner: error.owner, error });
+        emitHoldLost(this.emitEvent, { kind: lease.kindName, name: lease.name, owner: lease.owner }, error);
       },
       onRenewalError: (error) => logger.debug('lease renewal failed; retrying next period', { error }),
     });
@@ -143,7 +154,7 @@ export class RedissonClient {
       replyBound: replyBoundOf(this.options, this.scripts),
       ledger: (kind) => this.ledgerOf(kind),
       local: <T>(local: ClientLocal<T>) => this.localOf(local),
-      emit: (type, event) => this.emit(type, event),
+      emit: this.emitEvent,
     };
   }
 
@@ -376,7 +387,7 @@ export class RedissonClient {
    * Subscribes to a client event; see {@link RedissonEvents}. Returns the client, for chaining.
    * @example
    * ```ts
-   * redisson.on('lockLost', ({ name, error }) => console.error(`lost ${name}`, error));
+   * redisson.on('holdLost', ({ kind, name, error }) => console.error(`lost ${kind} ${name}`, error));
    * ```
    */
   on<K extends keyof RedissonEvents>(type: K, handler: Handler<RedissonEvents[K]>): this {
@@ -412,7 +423,7 @@ export class RedissonClient {
   /**
    * Stops the watchdog, closes the subscriber connection, waits for the unlock latches' deletions
    * already sent, and rejects pending waits with {@link ClientClosedError}. Locks still held are not released (they
-   * expire with their lease); their handles' signals abort and `lockLost` is emitted for each. The
+   * expire with their lease); their handles' signals abort and `holdLost` is emitted for each. The
    * caller's `redis` connection is left open. Idempotent. Returns within {@link SHUTDOWN_BOUND_MS}
    * even when Redis does not answer (latches not deleted by then expire by themselves).
    * @example
@@ -460,17 +471,6 @@ export class RedissonClient {
 
   private assertOpen(): void {
     this.lifetime.signal.throwIfAborted();
-  }
-
-  /** Emits without letting a throwing listener break the caller; its error surfaces asynchronously. */
-  private emit<K extends keyof RedissonEvents>(type: K, event: RedissonEvents[K]): void {
-    try {
-      this.emitter.emit(type, event);
-    } catch (error) {
-      queueMicrotask(() => {
-        throw error;
-      });
-    }
   }
 }
 

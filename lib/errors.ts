@@ -117,7 +117,7 @@ export class LockAcquireTimeoutError extends RedissonError {
  * A held lock was lost: its lease could not be renewed (the key is gone or owned by someone else),
  * its explicit lease ran out, or renewal was impossible for longer than the lease. Work guarded by
  * the lock after this point is not exclusive. It is the reason a handle's `signal` aborts with, and
- * the `error` of the `lockLost` event.
+ * the `error` of the `holdLost` event.
  * @example
  * ```ts
  * const handle = await lock.acquire();

@@ -226,9 +226,10 @@ describe('MultiLock over three servers', () => {
     const c = contender();
     const multi = c[0]!.getMultiLock(c[2]!.getLock('multi:c'), c[0]!.getLock('multi:a'), c[1]!.getLock('multi:b'));
     const released: string[] = [];
-    for (const client of c) client.on('released', ({ name }) => released.push(name));
+    // The members' own events (the MultiLock emits its own too, of kind 'multi-lock').
+    for (const client of c) client.on('released', ({ kind, name }) => kind === 'lock' && released.push(name));
     const acquired: string[] = [];
-    for (const client of c) client.on('acquired', ({ name }) => acquired.push(name));
+    for (const client of c) client.on('acquired', ({ kind, name }) => kind === 'lock' && acquired.push(name));
     const handle = await multi.acquire();
     await handle.release();
     expect(acquired).toEqual(['multi:a', 'multi:b', 'multi:c']);

@@ -1,14 +1,20 @@
 import { isTransportError, surelyNotRun } from '../connection';
-import { ClientClosedError, RedisUnavailableError } from '../errors';
+import { RedisUnavailableError } from '../errors';
 import { MAX_TIME_MS, type Logger } from '../options';
+import { emitAcquired, emitAcquireFailed, giveUpReason, type Emit, type GiveUpReason } from './hold-events';
 import type { PubSubManager, ShareOptions, Subscription } from './pubsub/manager';
 import type { AttemptReport, Waiter } from './pubsub/wait-queue';
 import type { WakePolicy } from './pubsub/wake';
 
 /** Runs the acquire attempts of one acquisition, and makes what it resolves. */
 export interface AttemptSource<T> {
-  /** One attempt: `null` when acquired, else the holder's remaining TTL in ms (-1: none). */
-  attempt(): Promise<number | null>;
+  /**
+   * One attempt: `null` when acquired, else the holder's remaining TTL in ms (-1: none). `stats`
+   * are the acquisition's figures so far, kept up to date as it goes on.
+   */
+  attempt(stats: WaitStats): Promise<number | null>;
+  /** Who the acquisition's events name as holder, read when it ends (see `LockEvent.owner`). */
+  readonly owner: string;
   /**
    * Told that the attempt in flight was abandoned (the signal aborted or the client closed before
    * its reply): should it succeed after all, the acquisition must be undone.
@@ -47,8 +53,7 @@ export interface WaitStats {
   readonly wakeUps: number;
 }
 
-/** Why an acquisition ended without acquiring. */
-export type GiveUpReason = 'timeout' | 'aborted' | 'closed' | 'unavailable' | 'error';
+export type { GiveUpReason } from './hold-events';
 
 /** Delays between re-checks when there is no channel to wait on (or no subscription could be made). */
 export type BackOff = (failures: number) => number;
@@ -94,12 +99,19 @@ export interface WaitContext {
   readonly pending: Set<Closable>;
   /** How long past its wait time an attempt in flight is waited for. */
   readonly replyBound: ReplyBound;
+  /** Emits the client's events. */
+  readonly emit: Emit;
 }
 
 /** One acquisition's wait. */
 export interface WaitRequest<T> {
-  /** What is acquired (a lock's, semaphore's or latch's name), for errors. */
+  /** What is acquired (a lock's, semaphore's or latch's name), for errors and events. */
   name: string;
+  /**
+   * The kind's name in the `acquired` and `acquireFailed` events the acquisition emits as it ends;
+   * `undefined`: it emits none (a shared wait reports for each of its callers instead).
+   */
+  kind: string | undefined;
   attempts: AttemptSource<T>;
   /** Channel whose messages announce a release; `undefined`: re-check on `backOff` alone (spin). */
   channel: string | undefined;
@@ -264,7 +276,7 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
     this.attempts += 1;
     // Bounds the attempt's reply by the deadline plus the grace (no timer runs during an attempt).
     if (this.deadline !== Infinity) this.startTimer(this.deadline - performance.now() + this.ctx.replyBound.grace);
-    this.request.attempts.attempt().then(
+    this.request.attempts.attempt(this).then(
       (ttl) => this.attempted(ttl),
       (error: unknown) => this.attemptFailed(error),
     );
@@ -396,6 +408,7 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
 
   private settle(acquired: boolean): void {
     if (!this.end(acquired, 'timeout')) return;
+    if (acquired) this.reportAcquired();
     try {
       this.resolve(this.request.attempts.conclude(acquired, this));
     } catch (error) {
@@ -412,9 +425,20 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
   }
 
   private reasonOf(error: unknown): GiveUpReason {
-    if (error instanceof ClientClosedError) return 'closed';
-    if (error instanceof RedisUnavailableError) return 'unavailable';
-    return this.request.signal?.aborted && error === this.request.signal.reason ? 'aborted' : 'error';
+    return giveUpReason(error, this.request.signal);
+  }
+
+  /**
+   * Emits `acquired`; or, when the caller aborted or the client closed as the attempt landed (what
+   * it took is given back), `acquireFailed`.
+   */
+  private reportAcquired(): void {
+    const { kind, name, attempts, signal } = this.request;
+    if (kind === undefined) return;
+    const holder = { kind, name, owner: attempts.owner };
+    const cancelledBy = signal?.aborted ? signal : this.ctx.lifetime.aborted ? this.ctx.lifetime : undefined;
+    if (cancelledBy) emitAcquireFailed(this.ctx.emit, holder, this.reasonOf(cancelledBy.reason), this);
+    else emitAcquired(this.ctx.emit, holder, this);
   }
 
   /** Leaves everything the acquisition joined, once; returns whether this call did. */
@@ -426,7 +450,10 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
     this.request.signal?.removeEventListener('abort', this);
     this.ctx.pending.delete(this);
     this.subscription?.release(acquired);
-    if (!acquired) this.request.attempts.gaveUp?.(reason, this);
+    if (acquired) return true;
+    const { kind, name, attempts } = this.request;
+    if (kind !== undefined) emitAcquireFailed(this.ctx.emit, { kind, name, owner: attempts.owner }, reason, this);
+    attempts.gaveUp?.(reason, this);
     return true;
   }
 }

@@ -1,4 +1,3 @@
-import type { RedissonEvents } from '../events';
 import type { Lease } from './leases/lease';
 import type { LeaseTracker } from './leases/tracker';
 import type { Logger, ResolvedOptions } from '../options';
@@ -36,5 +35,4 @@ export interface ClientContext extends WaitContext {
   ledger(kind: HoldKind): HoldLedger;
   /** The client's instance of `local` (one per client, made on first use). */
   local<T>(local: ClientLocal<T>): T;
-  emit<K extends keyof RedissonEvents>(type: K, event: RedissonEvents[K]): void;
 }

@@ -22,8 +22,9 @@ export class HeldLock extends Lease {
     kind: LeaseKind,
     name: string,
     owner: string,
+    kindName: string,
   ) {
-    super(kind, name, owner);
+    super(kind, name, owner, kindName);
   }
 
   /**
@@ -55,13 +56,14 @@ export class HoldLedger {
 
   /**
    * Marks an acquisition by `owner` of `name` as sent and returns the owner's record, to be passed
-   * to {@link endAcquire} once the acquisition is answered or abandoned.
+   * to {@link endAcquire} once the acquisition is answered or abandoned. A new record is of the
+   * kind `kindName` (locks of several kinds share a ledger: the first to count a hold names it).
    */
-  beginAcquire(name: string, owner: string): HeldLock {
+  beginAcquire(name: string, owner: string, kindName: string): HeldLock {
     const key = recordKey(name, owner);
     let record = this.records.get(key);
     if (!record) {
-      record = new HeldLock(this, key, this.kind, name, owner);
+      record = new HeldLock(this, key, this.kind, name, owner, kindName);
       this.records.set(key, record);
     }
     record.inFlight += 1;

@@ -9,10 +9,11 @@ import {
   type OwnerOptions,
   type TryLockOptions,
 } from '../options';
-import { acquireWithWait, fallbackBackOff, replyWithin, type AttemptSource, type Deadline, type GiveUpReason, type WaitStats } from './acquisition';
+import { acquireWithWait, fallbackBackOff, replyWithin, type AttemptSource, type Deadline } from './acquisition';
 import type { ClientContext } from './context';
 import { LocalHandOff } from './hand-off';
 import { Handle, type HandleLease, type HandleOwner } from './handle';
+import { emitReleased } from './hold-events';
 import type { HeldLock, HoldLedger } from './hold-ledger';
 import { checkCallback, holdWhile, rejectingThrows, withSingleAttemptDefault, type Holdable } from './holding';
 import type { AttemptInput, LockKind, LockTarget, ReleaseResult } from './lock-kind';
@@ -387,7 +388,7 @@ export class LockCore implements HandleOwner, LockTarget {
       throw this.notHeld('it was never acquired, was already released, or its lease expired', owner);
     }
     const heldMs = record ? performance.now() - record.heldSince : undefined;
-    this.ctx.emit('released', { name: this.name, owner, fully: result === 'released', heldMs });
+    emitReleased(this.ctx.emit, { kind: kind.kind, name: this.name, owner }, result === 'released', heldMs);
   }
 
   /**
@@ -430,6 +431,7 @@ export class LockCore implements HandleOwner, LockTarget {
     const reentry = scoped !== undefined && (this.ledger.find(this.name, owner)?.holds ?? 0) > 0;
     return acquireWithWait(ctx, {
       name: this.name,
+      kind: kind.kind,
       attempts: new LockAttempts(this, threadId, owner, scoped === undefined, call, leaseTime, outcome),
       channel: kind.channel(this, threadId),
       policy: kind.wake,
@@ -452,9 +454,7 @@ export class LockCore implements HandleOwner, LockTarget {
   }
 
   /** Told that an acquisition ended without acquiring; resolves (never rejects) once the kind's clean-up is done, if it has one. */
-  gaveUp(threadId: number, waitTime: number | undefined, reason: GiveUpReason, stats: WaitStats): Promise<void> | undefined {
-    const { waitMs, attempts, wakeUps } = stats;
-    this.ctx.emit('acquireFailed', { name: this.name, owner: this.owner(threadId), reason, waitMs, attempts, wakeUps });
+  gaveUp(threadId: number, waitTime: number | undefined): Promise<void> | undefined {
     if (!this.kind.gaveUp) return undefined;
     let cleanUp: Promise<unknown> | undefined;
     try {
@@ -475,17 +475,13 @@ export class LockCore implements HandleOwner, LockTarget {
    */
   concludeAcquisition(
     threadId: number,
-    owner: string,
     unscoped: boolean,
     signal: AbortSignal | undefined,
-    stats: WaitStats,
   ): Promise<never> | undefined {
     const { lifetime } = this.ctx;
     const cancelledBy = signal?.aborted ? signal : lifetime.aborted ? lifetime : undefined;
     if (cancelledBy) return this.giveBack(threadId, cancelledBy.reason);
     if (unscoped) this.ctx.scopes.rememberUnscoped(this.name, threadId);
-    const { waitMs, attempts, wakeUps } = stats;
-    this.ctx.emit('acquired', { name: this.name, owner, waitMs, attempts, wakeUps });
     return undefined;
   }
 
@@ -533,7 +529,7 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
     this.waitTime = call.waitTime;
   }
 
-  conclude(acquired: boolean, stats: WaitStats): T | Promise<T> {
+  conclude(acquired: boolean): T | Promise<T> {
     const { core, threadId, call } = this;
     const record = this.acquired;
     if (!acquired || !record) {
@@ -541,7 +537,7 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
       return cleanUp ? cleanUp.then(() => outcome(core, undefined, call, lastTtl)) : outcome(core, undefined, call, lastTtl);
     }
     return (
-      core.concludeAcquisition(threadId, this.owner, this.unscoped, call.signal, stats) ??
+      core.concludeAcquisition(threadId, this.unscoped, call.signal) ??
       this.outcome(core, { threadId, lease: record, fencingToken: this.fencingToken }, call, this.lastTtl)
     );
   }
@@ -550,8 +546,8 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
     this.abandoned = true;
   }
 
-  gaveUp(reason: GiveUpReason, stats: WaitStats): void {
-    this.cleanUp = this.core.gaveUp(this.threadId, this.waitTime, reason, stats);
+  gaveUp(): void {
+    this.cleanUp = this.core.gaveUp(this.threadId, this.waitTime);
   }
 
   /**
@@ -567,7 +563,7 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
     const { core, owner } = this;
     const { ledger } = core;
     const sentAt = performance.now();
-    const record = ledger.beginAcquire(core.name, owner);
+    const record = ledger.beginAcquire(core.name, owner, core.kind.kind);
     const believedHolds = (this.believedHolds = record.believedHolds);
     let ttl: number | null;
     try {

@@ -1,10 +1,14 @@
 import { isTransportError } from '../connection';
 import { RedisUnavailableError } from '../errors';
 import { MAX_TIME_MS } from '../options';
-import { acquireWithWait, type WaitContext, type WaitRequest } from './acquisition';
+import { acquireWithWait, type WaitContext, type WaitRequest, type WaitStats } from './acquisition';
+import { emitAcquired, emitAcquireFailed, giveUpReason, type GiveUpReason } from './hold-events';
 
-/** What a {@link SharedWait}'s one acquisition is made of: its name, channel and bounds. */
-export type SharedWaitRequest = Pick<WaitRequest<void>, 'name' | 'channel' | 'policy' | 'backOff' | 'turnBound'>;
+/**
+ * What a {@link SharedWait}'s one acquisition is made of: its name, channel and bounds, and the
+ * kind each caller's `acquired` or `acquireFailed` event names (the acquisition itself emits none).
+ */
+export type SharedWaitRequest = Pick<WaitRequest<void>, 'name' | 'kind' | 'channel' | 'policy' | 'backOff' | 'turnBound'>;
 
 /** One caller of a {@link SharedWait}: its promise, its own time limit and signal. */
 class SharedCaller {
@@ -13,6 +17,7 @@ class SharedCaller {
   overdue = false;
   /** Set once its reply grace ran out: settles it after the I/O already received is handled. */
   settling: NodeJS.Immediate | undefined;
+  readonly joinedAt = performance.now();
 
   constructor(
     readonly wait: SharedWait,
@@ -23,11 +28,13 @@ class SharedCaller {
     readonly signal: AbortSignal | undefined,
     /** Its wait in ms, if it has one. */
     readonly waitTime: number | undefined,
+    /** The shared acquisition's wake-ups when it joined. */
+    readonly wakeUpsBefore: number,
   ) {}
 
   /** The caller's signal aborted (an object listener: no closure per caller). */
   handleEvent(): void {
-    if (this.wait.leave(this)) this.reject(this.signal?.reason);
+    this.wait.rejectLeaving(this, this.signal?.reason, 'aborted');
   }
 }
 
@@ -69,6 +76,8 @@ export class SharedWait {
   private failure: unknown;
   /** Callers past their time waiting for the check in flight. */
   private overdue = 0;
+  /** The shared acquisition's figures, once it made its first attempt. */
+  private stats: WaitStats | undefined;
 
   constructor(
     private readonly ctx: WaitContext,
@@ -85,7 +94,8 @@ export class SharedWait {
    */
   join(waitTime: number | undefined, signal: AbortSignal | undefined): Promise<boolean> {
     return new Promise<boolean>((resolve, reject) => {
-      const caller = new SharedCaller(this, this.joinable ? this.sent : this.sent + 1, resolve, reject, signal, waitTime);
+      const answeredBy = this.joinable ? this.sent : this.sent + 1;
+      const caller = new SharedCaller(this, answeredBy, resolve, reject, signal, waitTime, this.stats?.wakeUps ?? 0);
       this.callers.add(caller);
       signal?.addEventListener('abort', caller, { once: true });
       if (waitTime !== undefined) {
@@ -108,7 +118,7 @@ export class SharedWait {
   timeUp(caller: SharedCaller): void {
     if (!this.checking) {
       if (this.failure !== undefined) this.unavailable(caller);
-      else if (this.leave(caller)) caller.resolve(false);
+      else this.timedOut(caller);
       return;
     }
     if (caller.overdue) {
@@ -127,11 +137,40 @@ export class SharedWait {
   noReply(caller: SharedCaller): void {
     caller.settling = undefined;
     if (this.checking) this.unavailable(caller);
-    else if (this.leave(caller)) caller.resolve(false);
+    else this.timedOut(caller);
   }
 
   private unavailable(caller: SharedCaller): void {
-    if (this.leave(caller)) caller.reject(new RedisUnavailableError(this.request.name, 'await', caller.waitTime, this.failure));
+    this.rejectLeaving(caller, new RedisUnavailableError(this.request.name, 'await', caller.waitTime, this.failure), 'unavailable');
+  }
+
+  /** A caller still waiting gets `false`: its time ran out. */
+  private timedOut(caller: SharedCaller): void {
+    if (!this.leave(caller)) return;
+    this.report(caller, 'timeout');
+    caller.resolve(false);
+  }
+
+  /** @internal A caller still waiting rejects with `error` (its abort, Redis out of reach). */
+  rejectLeaving(caller: SharedCaller, error: unknown, reason: GiveUpReason): void {
+    if (!this.leave(caller)) return;
+    this.report(caller, reason);
+    caller.reject(error);
+  }
+
+  /** Emits a caller's `acquired` event (`reason` undefined: the state was reached) or `acquireFailed`. */
+  private report(caller: SharedCaller, reason: GiveUpReason | undefined): void {
+    const { kind, name } = this.request;
+    if (kind === undefined) return;
+    const stats = {
+      waitMs: performance.now() - caller.joinedAt,
+      // The checks sent since the first that could answer it.
+      attempts: Math.max(this.sent - caller.answeredBy + 1, 0),
+      wakeUps: (this.stats?.wakeUps ?? 0) - caller.wakeUpsBefore,
+    };
+    const holder = { kind, name, owner: '' };
+    if (reason === undefined) emitAcquired(this.ctx.emit, holder, stats);
+    else emitAcquireFailed(this.ctx.emit, holder, reason, stats);
   }
 
   /** @internal Takes a caller out (time-out, abort); returns whether it was still waiting. */
@@ -147,9 +186,10 @@ export class SharedWait {
 
   private start(): void {
     this.started = true;
-    const attempts = { attempt: () => this.attempt(), abandon: () => undefined, conclude: () => undefined };
+    const attempts = { attempt: (stats: WaitStats) => this.attempt(stats), abandon: () => undefined, conclude: () => undefined, owner: '' };
     acquireWithWait(this.ctx, {
       ...this.request,
+      kind: undefined,
       attempts,
       waitTime: undefined,
       queueFirst: false,
@@ -159,7 +199,8 @@ export class SharedWait {
   }
 
   /** The acquisition's attempt: checks until the state is not found, or every caller is answered. */
-  private async attempt(): Promise<number | null> {
+  private async attempt(stats: WaitStats): Promise<number | null> {
+    this.stats = stats;
     for (;;) {
       const number = this.send();
       const outcome = await this.checked();
@@ -192,7 +233,7 @@ export class SharedWait {
   private answerOverdue(): void {
     if (this.overdue === 0) return;
     for (const caller of [...this.callers]) {
-      if (caller.overdue && this.leave(caller)) caller.resolve(false);
+      if (caller.overdue) this.timedOut(caller);
     }
   }
 
@@ -211,6 +252,7 @@ export class SharedWait {
       if (caller.answeredBy > number) continue;
       this.callers.delete(caller);
       this.forget(caller);
+      this.report(caller, undefined);
       caller.resolve(true);
     }
     if (this.callers.size === 0) this.finish();
@@ -222,8 +264,10 @@ export class SharedWait {
     this.finish();
     const callers = [...this.callers];
     this.callers.clear();
+    const reason = giveUpReason(error, undefined);
     for (const caller of callers) {
       this.forget(caller);
+      this.report(caller, reason);
       caller.reject(error);
     }
   }

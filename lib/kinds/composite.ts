@@ -5,6 +5,8 @@ import { BaseLock, coreOf, type HeldElsewhere, type Hold } from '../kernel/lock'
 import type { ClientContext } from '../kernel/context';
 import { Handle, type HandleLease } from '../kernel/handle';
 import type { HeldLock } from '../kernel/hold-ledger';
+import { emitAcquired, emitAcquireFailed, emitHoldLost, emitReleased, giveUpReason, type Holder } from '../kernel/hold-events';
+import { ownerToken } from '../keys';
 
 /**
  * Redisson's base wait per member: `lock()` and `acquire()` without `waitTime` run rounds of
@@ -39,6 +41,11 @@ export function memberHold(lock: BaseLock, hold: Hold): MemberHold {
 /** @internal Releases one member hold; rejects with `LockNotHeldError` when Redis has none. */
 export function releaseMember(member: MemberHold): Promise<void> {
   return coreOf(member.lock).releaseHold(member.threadId, member.lease);
+}
+
+/** @internal How many rounds over its members one acquisition of a composite sent (its `attempts`). */
+export interface Rounds {
+  attempts: number;
 }
 
 /** @internal What a successful round took. */
@@ -182,6 +189,8 @@ export class CompositeHold implements HandleLease {
   private live: number;
   private timer: NodeJS.Timeout | undefined;
   private disposed = false;
+  /** When it was acquired (monotonic ms), for `heldMs`. */
+  readonly acquiredAt = performance.now();
 
   constructor(
     private readonly lockName: string,
@@ -189,6 +198,8 @@ export class CompositeHold implements HandleLease {
     readonly members: readonly MemberHold[],
     private readonly quorum: number,
     validFor: number | undefined,
+    /** Emits `holdLost` for this hold when it is lost. */
+    private readonly lost: (error: LockLostError) => void,
   ) {
     this.live = members.length;
     for (const { lease } of members) {
@@ -238,6 +249,7 @@ export class CompositeHold implements HandleLease {
     this.lostWith = error;
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.lost(error);
     for (const listener of [...this.listeners]) listener(error);
   }
 }
@@ -264,6 +276,8 @@ export abstract class CompositeLock implements Holdable {
   readonly name: string;
   /** The member locks, in the order given. */
   readonly locks: readonly BaseLock[];
+  /** @internal The kind's name in events (`'multi-lock'`, `'red-lock'`). */
+  abstract readonly kind: string;
 
   /** @internal */
   protected constructor(
@@ -276,8 +290,11 @@ export abstract class CompositeLock implements Holdable {
     this.name = `${kind}(${locks.map((lock) => lock.name).join(', ')})`;
   }
 
-  /** @internal Takes the members: one acquisition. `forever`: no `waitTime` means as long as it takes. */
-  protected abstract take(call: CallOptions, forever: boolean): Promise<Taken | NotTaken>;
+  /**
+   * @internal Takes the members: one acquisition, counting its rounds in `rounds`. `forever`: no
+   * `waitTime` means as long as it takes.
+   */
+  protected abstract take(call: CallOptions, forever: boolean, rounds: Rounds): Promise<Taken | NotTaken>;
 
   /** @internal Gives back member holds taken together. */
   protected abstract giveBack(members: readonly MemberHold[]): Promise<void>;
@@ -305,7 +322,7 @@ export abstract class CompositeLock implements Holdable {
   async lock(options?: LockOptions): Promise<void> {
     const call = resolveCallOptions(options, ['leaseTime', 'threadId', 'signal']);
     this.ctx.lifetime.throwIfAborted();
-    const taken = await this.take(call, true);
+    const taken = await this.acquisition(call, true);
     if ('error' in taken) throw taken.error;
   }
 
@@ -324,7 +341,7 @@ export abstract class CompositeLock implements Holdable {
   async tryLock(options?: TryLockOptions): Promise<boolean> {
     const call = resolveCallOptions(options);
     this.ctx.lifetime.throwIfAborted();
-    return !('error' in (await this.take(call, false)));
+    return !('error' in (await this.acquisition(call, false)));
   }
 
   /**
@@ -341,6 +358,7 @@ export abstract class CompositeLock implements Holdable {
   async unlock(options?: OwnerOptions): Promise<void> {
     resolveCallOptions(options, ['threadId']);
     await this.unlockMembers(options);
+    emitReleased(this.ctx.emit, this.holderOf(options?.threadId), true, undefined);
   }
 
   /**
@@ -364,7 +382,7 @@ export abstract class CompositeLock implements Holdable {
   async acquire(options?: AcquireOptions): Promise<Handle> {
     const call = resolveCallOptions(options);
     this.ctx.lifetime.throwIfAborted();
-    return this.handleOf(await this.take(call, call.waitTime === undefined), call);
+    return this.handleOf(await this.acquisition(call, call.waitTime === undefined), call);
   }
 
   /**
@@ -382,7 +400,7 @@ export abstract class CompositeLock implements Holdable {
   async tryAcquire(options?: AcquireOptions): Promise<Handle | null> {
     const call = resolveCallOptions(options);
     this.ctx.lifetime.throwIfAborted();
-    const taken = await this.take(call, false);
+    const taken = await this.acquisition(call, false);
     return 'error' in taken ? null : this.handleOf(taken, call);
   }
 
@@ -435,17 +453,48 @@ export abstract class CompositeLock implements Holdable {
   }
 
   /** @internal Releases a composite handle's members (called by the handle). */
-  releaseHold(_threadId: number, lease: HandleLease): Promise<void> {
+  async releaseHold(_threadId: number, lease: HandleLease): Promise<void> {
     const hold = lease as CompositeHold;
     hold.dispose();
-    return this.giveBack(hold.members);
+    await this.giveBack(hold.members);
+    emitReleased(this.ctx.emit, this.holderOf(hold.members), true, performance.now() - hold.acquiredAt);
   }
 
   /** @internal */
   protected handleOf(taken: Taken | NotTaken, call: CallOptions): Handle {
     if ('error' in taken) throw taken.error;
-    const hold = new CompositeHold(this.name, taken.members, this.quorumOf(taken.members.length), taken.validFor);
+    const holder = this.holderOf(taken.members);
+    const lost = (error: LockLostError): void => emitHoldLost(this.ctx.emit, holder, error);
+    const hold = new CompositeHold(this.name, taken.members, this.quorumOf(taken.members.length), taken.validFor, lost);
     return this.makeHandle(call.threadId ?? taken.members[0]!.threadId, hold, taken);
+  }
+
+  /** Takes the members (see {@link take}) and emits the acquisition's `acquired` or `acquireFailed` event. */
+  private async acquisition(call: CallOptions, forever: boolean): Promise<Taken | NotTaken> {
+    const startedAt = performance.now();
+    const rounds: Rounds = { attempts: 0 };
+    const stats = () => ({ waitMs: performance.now() - startedAt, attempts: rounds.attempts, wakeUps: 0 });
+    let taken: Taken | NotTaken;
+    try {
+      taken = await this.take(call, forever, rounds);
+    } catch (error) {
+      emitAcquireFailed(this.ctx.emit, this.holderOf(call.threadId), giveUpReason(error, call.signal), stats());
+      throw error;
+    }
+    if ('error' in taken) emitAcquireFailed(this.ctx.emit, this.holderOf(call.threadId), 'timeout', stats());
+    else emitAcquired(this.ctx.emit, this.holderOf(taken.members), stats());
+    return taken;
+  }
+
+  /**
+   * Who this composite's events name: the owner of the first member hold taken, else the owner of
+   * `threadId` (or of the open owner scope); `''` when there is none.
+   */
+  private holderOf(from: readonly MemberHold[] | number | undefined): Holder {
+    const { kind, name } = this;
+    if (typeof from === 'object') return { kind, name, owner: from[0]?.lease.owner ?? '' };
+    const threadId = from ?? this.ctx.scopes.current();
+    return { kind, name, owner: threadId === undefined ? '' : ownerToken(this.ctx.clientId, threadId) };
   }
 
   /** @internal */

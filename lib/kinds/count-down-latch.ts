@@ -3,6 +3,7 @@ import { RedisUnavailableError } from '../errors';
 import { afterMs, fallbackBackOff, replyWithin } from '../kernel/acquisition';
 import { ClientLocal, type ClientContext } from '../kernel/context';
 import { SharedWait } from '../kernel/shared-wait';
+import { reportSingleAttempt } from '../kernel/hold-events';
 import { wakeAll } from '../kernel/pubsub/wake';
 import { countDown, deleteLatch, latchCount, trySetCount } from './scripts/count-down-latch';
 import { checkPermits, resolveSyncOptions, type LatchAwaitOptions } from './sync-options';
@@ -13,6 +14,9 @@ import { rejectingThrows } from '../kernel/holding';
  * wakes waiters by message; this bound only matters when that message was lost.
  */
 export const LATCH_RECHECK_MS = 5_000;
+
+/** The kind's name in events. */
+const KIND = 'count-down-latch';
 
 /** A client's count re-checks that calls may still join, by latch name (see {@link sharedCheck}). */
 const JOINABLE_CHECKS = new ClientLocal(() => new Map<string, Promise<number | null>>());
@@ -152,7 +156,9 @@ export class RCountDownLatch {
       call.signal?.throwIfAborted();
       if (call.waitTime === 0) {
         const unavailable = (cause: unknown) => new RedisUnavailableError(this.name, 'await', 0, cause);
-        return replyWithin(sharedCheck(this.ctx, this.name), afterMs(this.ctx.replyBound.grace), unavailable).then((outcome) => outcome === null);
+        const checked = replyWithin(sharedCheck(this.ctx, this.name), afterMs(this.ctx.replyBound.grace), unavailable);
+        const open = checked.then((outcome) => outcome === null);
+        return reportSingleAttempt(this.ctx.emit, { kind: KIND, name: this.name, owner: '' }, call.signal, open);
       }
       return this.sharedWait().join(call.waitTime, call.signal);
     });
@@ -164,7 +170,7 @@ export class RCountDownLatch {
     const waits = ctx.local(SHARED_WAITS);
     let wait = waits.get(name);
     if (!wait) {
-      const request = { name, channel: this.channel, policy: wakeAll, backOff: fallbackBackOff, turnBound: LATCH_RECHECK_MS };
+      const request = { name, kind: KIND, channel: this.channel, policy: wakeAll, backOff: fallbackBackOff, turnBound: LATCH_RECHECK_MS };
       const created: SharedWait = new SharedWait(ctx, request, () => sharedCheck(ctx, name), () => {
         if (waits.get(name) === created) waits.delete(name);
       });

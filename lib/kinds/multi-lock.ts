@@ -12,6 +12,7 @@ import {
   type MemberHold,
   type NotTaken,
   type Taken,
+  type Rounds,
 } from './composite';
 import type { ClientContext } from '../kernel/context';
 
@@ -45,6 +46,8 @@ const SAFETY_NET_MS = 100;
  * @category Locks
  */
 export class RMultiLock extends CompositeLock {
+  /** @internal */
+  readonly kind: string = 'multi-lock';
   /** The members in the order they are taken. */
   private readonly ordered: readonly BaseLock[];
 
@@ -61,7 +64,7 @@ export class RMultiLock extends CompositeLock {
   }
 
   /** @internal */
-  protected async take(call: CallOptions, forever: boolean): Promise<Taken | NotTaken> {
+  protected async take(call: CallOptions, forever: boolean, rounds: Rounds): Promise<Taken | NotTaken> {
     const start = performance.now();
     const single = call.waitTime === undefined && !forever;
     const deadline = call.waitTime === undefined ? Infinity : start + call.waitTime;
@@ -69,6 +72,7 @@ export class RMultiLock extends CompositeLock {
     const { signal } = call;
     const { grace } = this.ctx.replyBound;
     for (;;) {
+      rounds.attempts += 1;
       const roundEnd = Math.min(deadline, performance.now() + roundLength);
       const taken: MemberHold[] = [];
       let complete = true;

@@ -4,6 +4,7 @@ import { InvalidArgumentError, LockNotHeldError } from '../errors';
 import { semaphoreChannel } from '../keys';
 import type { Lease, LeaseKind } from '../kernel/leases/lease';
 import { ClientLocal, type ClientContext } from '../kernel/context';
+import { emitReleased } from '../kernel/hold-events';
 import { MAX_TIME_MS, checkInteger } from '../options';
 import {
   addExpirablePermits,
@@ -54,6 +55,9 @@ const BOOK = new ClientLocal<PermitBook>(({ scripts }) => ({
 }));
 
 const PERMIT_ID = /^[0-9a-f]{32}$/i;
+
+/** The kind's name in events. */
+const KIND = 'permit-expirable-semaphore';
 
 /** Parses permit ids given as 32 hex characters into the 16 bytes Redis stores. */
 function parseIds(ids: unknown): Buffer[] {
@@ -204,6 +208,7 @@ export class RPermitExpirableSemaphore implements Holdable<PermitHandle> {
   async tryRelease(ids: string | readonly string[]): Promise<boolean> {
     const buffers = parseIds(ids);
     this.ctx.lifetime.throwIfAborted();
+    const first = this.book.byId.get(this.bookKey(buffers[0]!));
     for (const id of buffers) {
       const grant = this.book.byId.get(this.bookKey(id));
       if (grant) this.forget(grant);
@@ -213,7 +218,13 @@ export class RPermitExpirableSemaphore implements Holdable<PermitHandle> {
       buffers.length === 1
         ? releaseExpirable(this.ctx.scripts, this.name, buffers[0]!, now)
         : releaseManyExpirable(this.ctx.scripts, this.name, buffers, now).then((released) => released > 0);
-    return handOffRelease(this.ctx, this.channel, releasing, (held) => held);
+    const held = await handOffRelease(this.ctx, this.channel, releasing, (reply) => reply);
+    if (held) {
+      const owner = buffers.map((id) => id.toString('hex')).join(',');
+      const heldMs = first ? performance.now() - first.acquiredAt : undefined;
+      emitReleased(this.ctx.emit, { kind: KIND, name: this.name, owner }, true, heldMs);
+    }
+    return held;
   }
 
   /**
@@ -367,6 +378,7 @@ export class RPermitExpirableSemaphore implements Holdable<PermitHandle> {
         this.name,
       );
     }
+    grant.released(this.ctx.emit);
   }
 
   private async counts() {
@@ -409,6 +421,7 @@ export class RPermitExpirableSemaphore implements Holdable<PermitHandle> {
     const leaseTime = call.watchdog ? ctx.options.lockWatchdogTimeout : call.leaseTime;
     const source = {
       name,
+      kind: KIND,
       tryOnce: async () => {
         const ids = Array.from({ length: permits }, () => randomBytes(16));
         const sentAt = performance.now();
@@ -428,7 +441,7 @@ export class RPermitExpirableSemaphore implements Holdable<PermitHandle> {
           if (earliestExpiry === undefined) return PERMIT_RECHECK_MS;
           return Math.min(Math.max(earliestExpiry - Date.now(), 1), PERMIT_RECHECK_MS);
         }
-        const grant = new PermitGrant(this.book.kind, name, permits, ids);
+        const grant = new PermitGrant(this.book.kind, KIND, name, permits, ids);
         if (leaseTime !== undefined) {
           ctx.leases.track(grant, { sentAt, leaseTime, renew: call.watchdog });
           this.remember(grant);

@@ -6,6 +6,7 @@ import { Handle, type HandleOwner } from '../kernel/handle';
 import { wakeCount, type WakePolicy } from '../kernel/pubsub/wake';
 import { LockAcquireTimeoutError } from '../errors';
 import { checkCallback, holdWhile, rejectingThrows } from '../kernel/holding';
+import { emitReleased, type Emit } from '../kernel/hold-events';
 import { checkPermits, resolveSyncOptions, splitPermits, type SyncCall, type SyncKey } from './sync-options';
 
 /**
@@ -20,15 +21,24 @@ export const PERMIT_RECHECK_MS = 5_000;
  * lease that keeps them, when they have one. A plain semaphore's grant is a lease never tracked.
  */
 export class PermitGrant extends Lease {
+  /** When the permits were acquired (monotonic ms), for `heldMs`. */
+  readonly acquiredAt = performance.now();
+
   constructor(
     kind: LeaseKind,
+    kindName: string,
     name: string,
     /** Permits held. */
     readonly permits: number,
     /** Their ids as stored in Redis (16 bytes each); empty for a plain semaphore. */
     readonly ids: readonly Buffer[],
   ) {
-    super(kind, name, ids.map((id) => id.toString('hex')).join(','));
+    super(kind, name, ids.map((id) => id.toString('hex')).join(','), kindName);
+  }
+
+  /** Emits `released` for these permits, given back now. */
+  released(emit: Emit): void {
+    emitReleased(emit, { kind: this.kindName, name: this.name, owner: this.owner }, true, performance.now() - this.acquiredAt);
   }
 }
 
@@ -90,6 +100,8 @@ export interface PermitSource<T> {
   outcome(grant: PermitGrant | undefined): T;
   /** The semaphore's name. */
   readonly name: string;
+  /** Its kind's name, for events. */
+  readonly kind: string;
   /** See {@link AttemptSource.resendsUncertain}: false when an uncertain attempt is not taken back. @default true */
   readonly resendsUncertain?: boolean;
 }
@@ -124,6 +136,11 @@ export class PermitAttempts<T> implements AttemptSource<T> {
 
   abandon(): void {
     this.abandoned = true;
+  }
+
+  /** The permit ids once acquired (a plain semaphore's: none), for events. */
+  get owner(): string {
+    return this.grant?.owner ?? '';
   }
 
   get resendsUncertain(): boolean {
@@ -191,6 +208,7 @@ export function waitForPermits<T>(ctx: ClientContext, channel: string, permits: 
   const wait = (queueFirst: boolean): Promise<T> =>
     acquireWithWait(ctx, {
       name: source.name,
+      kind: source.kind,
       attempts: new PermitAttempts(ctx, source, permits, call.signal),
       channel,
       policy: source.joinsReleases ? PASS_WAKE : PERMIT_WAKE,

@@ -15,6 +15,7 @@ import {
   type MemberResult,
   type NotTaken,
   type Taken,
+  type Rounds,
 } from './composite';
 import type { ClientContext } from '../kernel/context';
 import { Handle } from '../kernel/handle';
@@ -106,6 +107,8 @@ export class RedLockHandle extends Handle {
  * @category Locks
  */
 export class RRedLock extends CompositeLock {
+  /** @internal */
+  readonly kind: string = 'red-lock';
   /** Members needed: N/2 + 1 (integer division), e.g. 2 of 3 or 3 of 5. */
   readonly quorum: number;
 
@@ -129,7 +132,7 @@ export class RRedLock extends CompositeLock {
   }
 
   /** @internal */
-  protected async take(call: CallOptions, forever: boolean): Promise<Taken | NotTaken> {
+  protected async take(call: CallOptions, forever: boolean, rounds: Rounds): Promise<Taken | NotTaken> {
     const n = this.locks.length;
     const start = performance.now();
     const single = call.waitTime === undefined && !forever;
@@ -140,6 +143,7 @@ export class RRedLock extends CompositeLock {
     const { signal } = call;
     const { grace } = this.ctx.replyBound;
     for (;;) {
+      rounds.attempts += 1;
       const roundStart = performance.now();
       const wait = single || call.waitTime === 0 ? 0 : Math.max(0, Math.min(perMember, Math.floor(deadline - roundStart)));
       const settled = await this.round(call, wait);

@@ -2,6 +2,7 @@ import type { Holdable } from '../kernel/holding';
 import { semaphoreChannel } from '../keys';
 import type { Lease, LeaseKind } from '../kernel/leases/lease';
 import { ClientLocal, type ClientContext } from '../kernel/context';
+import { emitReleased } from '../kernel/hold-events';
 import {
   addPermits,
   availablePermits,
@@ -36,6 +37,9 @@ import {
 
 /** Plain permits have no lease: their grants are never tracked, so this is never asked to renew. */
 const UNLEASED: LeaseKind = { noun: 'Permit', renew: (batch) => Promise.resolve(batch.map(() => true)) };
+
+/** The kind's name in events. */
+const KIND = 'semaphore';
 
 /**
  * What this client sends to one semaphore in one run of code, to go out in one script when the run
@@ -194,7 +198,9 @@ export class RSemaphore implements Holdable<PermitHandle> {
   async release(permits = 1): Promise<void> {
     checkPermits(permits, 'permits', 0);
     this.ctx.lifetime.throwIfAborted();
-    if (permits > 0) await this.releasePermits(permits);
+    if (permits === 0) return;
+    await this.releasePermits(permits);
+    emitReleased(this.ctx.emit, { kind: KIND, name: this.name, owner: '' }, true, undefined);
   }
 
   /**
@@ -289,21 +295,22 @@ export class RSemaphore implements Holdable<PermitHandle> {
 
   /** @internal Gives back the permits of a handle. */
   releaseHold(_threadId: number, lease: Lease): Promise<void> {
-    const { permits } = lease as PermitGrant;
+    const grant = lease as PermitGrant;
     const { lifetime } = this.ctx;
     if (lifetime.aborted) return Promise.reject(lifetime.reason);
-    return permits > 0 ? this.releasePermits(permits) : Promise.resolve();
+    return grant.permits > 0 ? this.releasePermits(grant.permits, grant) : Promise.resolve();
   }
 
   /**
    * Adds `permits` with this run's batch, offered first to this client's parked waiters: those it may
-   * serve attempt in the same script, which takes their permits only if the count allows.
+   * serve attempt in the same script, which takes their permits only if the count allows. A
+   * handle's `grant` emits `released` once they are back.
    */
-  private releasePermits(permits: number): Promise<void> {
+  private releasePermits(permits: number, grant?: PermitGrant): Promise<void> {
     const batch = openBatch(this.ctx, this.name);
     batch.released += permits;
     passPermits(this.ctx, this.channel, permits);
-    return batch.flags.then(() => undefined);
+    return batch.flags.then(() => grant?.released(this.ctx.emit));
   }
 
   /** @internal Acquires `permits` as `call` says; see `PermitTaker`. */
@@ -312,13 +319,14 @@ export class RSemaphore implements Holdable<PermitHandle> {
     if (permits === 0) {
       ctx.lifetime.throwIfAborted();
       call.signal?.throwIfAborted();
-      return Promise.resolve(outcome(new PermitGrant(UNLEASED, name, 0, [])));
+      return Promise.resolve(outcome(new PermitGrant(UNLEASED, KIND, name, 0, [])));
     }
     const source = {
       name,
+      kind: KIND,
       // Permits without an owner: an attempt whose outcome is unknown cannot be taken back, nor sent twice.
       resendsUncertain: false,
-      tryOnce: async () => ((await batchedAttempt(ctx, name, permits)) ? new PermitGrant(UNLEASED, name, permits, []) : PERMIT_RECHECK_MS),
+      tryOnce: async () => ((await batchedAttempt(ctx, name, permits)) ? new PermitGrant(UNLEASED, KIND, name, permits, []) : PERMIT_RECHECK_MS),
       giveBack: () => releasePermits(ctx.scripts, name, permits),
       joinsReleases: true,
       outcome,

@@ -40,7 +40,7 @@ function setUp(options: { batchSize?: number; groupOf?: (name: string) => number
 
 /** Counts one acquisition by `owner` of `name` that set `term`, as an answered acquire does. */
 function hold(ledger: HoldLedger, name: string, owner: string, term: LeaseTerm): HeldLock {
-  const record = ledger.beginAcquire(name, owner);
+  const record = ledger.beginAcquire(name, owner, 'lock');
   ledger.endAcquire(record, term);
   return record;
 }
@@ -184,12 +184,12 @@ describe('LeaseTracker and HoldLedger', () => {
   it('counts acquisitions in flight in the holds an owner may have, and across a loss', async () => {
     const { tracker, ledger, lost } = setUp();
     hold(ledger, 'a', 'o:1', { sentAt: Date.now(), leaseTime: 300, renew: true });
-    const reentry = ledger.beginAcquire('a', 'o:1');
+    const reentry = ledger.beginAcquire('a', 'o:1', 'lock');
     expect(reentry.believedHolds).toBe(1);
     await advance(100); // renewal finds the lock gone while the re-entry is in flight
     expect(lost).toHaveLength(1);
     expect(tracker.size).toBe(0);
-    const next = ledger.beginAcquire('a', 'o:1');
+    const next = ledger.beginAcquire('a', 'o:1', 'lock');
     expect(next).toBe(reentry); // still tracked: the re-entry in flight may land as a fresh hold
     expect(next.believedHolds).toBe(1);
     ledger.endAcquire(reentry, { sentAt: Date.now(), leaseTime: 300, renew: true });
@@ -197,7 +197,7 @@ describe('LeaseTracker and HoldLedger', () => {
     expect(tracker.size).toBe(1);
     expect(ledger.release('a', 'o:1')).toMatchObject({ holds: 0 });
     expect(ledger.release('a', 'o:1')).toBeUndefined();
-    expect(ledger.beginAcquire('a', 'o:1')).not.toBe(reentry); // dropped once idle
+    expect(ledger.beginAcquire('a', 'o:1', 'lock')).not.toBe(reentry); // dropped once idle
     tracker.shutdown();
   });
 

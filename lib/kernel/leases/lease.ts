@@ -47,6 +47,8 @@ export class Lease implements LeaseTerm {
     readonly name: string,
     /** Who holds it: an owner token, or a permit id. */
     readonly owner: string,
+    /** The name of the kind that holds it (e.g. `'fair-lock'`), for the `holdLost` event. */
+    readonly kindName: string,
   ) {}
 
   /** Calls `listener` if this lease is lost while tracked. */
