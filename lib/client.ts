@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import calculateSlot from 'cluster-key-slot';
 import mitt, { type Emitter, type Handler } from 'mitt';
-import { isCluster, keyPrefixOf, type RedisConnection } from './connection';
+import type { RedisConnection } from './connection';
 import { ClientClosedError, InvalidArgumentError } from './errors';
 import type { RedissonEvents } from './events';
 import type { LeaseKind } from './kernel/leases/lease';
@@ -20,10 +19,11 @@ import { RReadWriteLock } from './kinds/read-write-lock';
 import { RRedLock } from './kinds/red-lock';
 import { RLock } from './kinds/rlock';
 import { RSpinLock, toBackOff, type BackOffOptions } from './kinds/spin-lock';
-import { checkName, resolveOptions, type Logger, type RedissonOptions, type ResolvedOptions } from './options';
+import { checkName, resolveOptions, type RedissonOptions, type ResolvedOptions } from './options';
 import { OwnerScopes } from './owner';
 import { PubSubManager } from './kernel/pubsub/manager';
 import { ScriptRunner } from './kernel/scripts/runner';
+import { Topology } from './kernel/topology/topology';
 import { RCountDownLatch } from './kinds/count-down-latch';
 import { RPermitExpirableSemaphore } from './kinds/permit-expirable-semaphore';
 import { RSemaphore } from './kinds/semaphore';
@@ -104,13 +104,13 @@ export class RedissonClient {
     }
     this.options = resolveOptions(options);
     const { logger } = this.options;
-    const sharded = useShardedPubSub(redis, this.options.shardedPubSub, logger);
-    this.scripts = new ScriptRunner(redis, sharded.then((on) => (on ? 'SPUBLISH' : 'PUBLISH')), {
+    const topology = new Topology(redis, {
+      shardedPubSub: this.options.shardedPubSub,
       replicaSync: this.options.replicaSync,
-      onError: (error, what) => logger.debug(`scripts: ${what}`, { error }),
+      onError: (error, what) => logger.debug(`topology: ${what}`, { error }),
     });
-    this.pubsub = new PubSubManager(redis, {
-      sharded,
+    this.scripts = new ScriptRunner(topology, { onError: (error, what) => logger.debug(`scripts: ${what}`, { error }) });
+    this.pubsub = new PubSubManager(topology, {
       subscriptionTimeout: this.options.subscriptionTimeout,
       onReconnect: (channels) => this.emit('subscriberReconnected', { channels }),
       onError: (error, what) => logger.debug(`pub/sub: ${what} failed`, { error }),
@@ -118,7 +118,7 @@ export class RedissonClient {
     this.leases = new LeaseTracker({
       renewalLease: this.options.lockWatchdogTimeout,
       batchSize: this.options.lockWatchdogBatchSize,
-      groupOf: slotGrouping(redis),
+      groupOf: topology.slotOf,
       onLost: (error) => {
         // `<clientId>:<threadId>`, or `<clientId>:<threadId>:write` for a write lock.
         this.scopes.forgetUnscoped(error.lockName, Number.parseInt(error.owner.slice(this.id.length + 1), 10));
@@ -506,33 +506,4 @@ function replyBoundOf(options: ResolvedOptions, scripts: ScriptRunner): ReplyBou
     syncing: () => scripts.syncing,
     syncGrace: (retries + 1) * (timeout + retryDelay),
   };
-}
-
-/** Renewal batches must not span cluster slots; outside a cluster any grouping will do. */
-function slotGrouping(redis: RedisConnection): (name: string) => number {
-  if (!isCluster(redis)) return () => 0;
-  const prefix = keyPrefixOf(redis);
-  return (name) => calculateSlot(prefix + name);
-}
-
-/**
- * Resolves whether to use sharded pub/sub: Redisson's rule is cluster mode on a server that has it.
- * A cluster without it (Redis 6.2) falls back to PUBLISH/SUBSCRIBE, and the logger is told once.
- */
-async function useShardedPubSub(redis: RedisConnection, mode: ResolvedOptions['shardedPubSub'], logger: Logger): Promise<boolean> {
-  if (mode !== 'auto') return mode === 'on';
-  if (!isCluster(redis)) return false;
-  try {
-    await redis.call('PUBSUB', 'SHARDNUMSUB');
-    return true;
-  } catch (error) {
-    const why = isUnknownCommand(error) ? 'the server has no sharded pub/sub (Redis before 7.0)' : 'probing the server for it failed';
-    logger.debug(`shardedPubSub 'auto': ${why}; this client uses PUBLISH/SUBSCRIBE`, { error });
-    return false;
-  }
-}
-
-/** An error reply for a command or subcommand the server does not know. */
-function isUnknownCommand(error: unknown): boolean {
-  return error instanceof Error && /unknown (sub)?command/i.test(error.message);
 }
