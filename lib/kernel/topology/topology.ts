@@ -58,7 +58,10 @@ export class Topology {
    */
   readonly slotOf = (name: string): number => (this.cluster ? calculateSlot(this.prefix + name) : 0);
 
-  /** Whether `a` and `b` may be keys of one script call (one cluster slot). */
+  /**
+   * Whether `a` and `b`, as named (the key prefix left out), hash to one cluster slot, so that one
+   * script call may take both as keys.
+   */
   sameSlot(a: string, b: string): boolean {
     return calculateSlot(a) === calculateSlot(b);
   }
@@ -97,14 +100,19 @@ export class Topology {
    * Resolves whether to use sharded pub/sub: Redisson's rule is cluster mode on a server that has it.
    * A cluster without it (Redis 6.2) falls back to PUBLISH/SUBSCRIBE, and `onError` is told once.
    */
-  private async useShardedPubSub(mode: TopologySettings['shardedPubSub'], onError: (error: unknown, what: string) => void): Promise<boolean> {
+  private async useShardedPubSub(
+    mode: TopologySettings['shardedPubSub'],
+    onError: (error: unknown, what: string) => void,
+  ): Promise<boolean> {
     if (mode !== 'auto') return mode === 'on';
     if (!this.cluster) return false;
     try {
       await this.redis.call('PUBSUB', 'SHARDNUMSUB');
       return true;
     } catch (error) {
-      const why = isUnknownCommand(error) ? 'the server has no sharded pub/sub (Redis before 7.0)' : 'probing the server for it failed';
+      const why = isUnknownCommand(error)
+        ? 'the server has no sharded pub/sub (Redis before 7.0)'
+        : 'probing the server for it failed';
       onError(error, `shardedPubSub 'auto': ${why}; this client uses PUBLISH/SUBSCRIBE`);
       return false;
     }
