@@ -4,6 +4,17 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** What lib/kernel/ may not import: a kind, the client, the CLI, a kind's script. */
+const KERNEL_NAMES_NO_KIND = {
+  group: ['**/kinds', '**/kinds/**', '**/client', '**/cli/**', '**/lua/*/**', '!**/lua/includes/**'],
+  message: "lib/kernel/ imports no kind, client or CLI module, and no kind's script.",
+};
+/** Cluster slots are the topology's business: ask lib/kernel/topology/ (slotOf, sameSlot, nodeOf). */
+const ONLY_TOPOLOGY = {
+  name: 'cluster-key-slot',
+  message: 'Only lib/kernel/topology/ computes cluster slots; ask the Topology.',
+};
+
 export default tseslint.config(
   {
     // examples/*.ts are type-checked as a strict nodenext consumer by spec/packaging/examples.spec.ts.
@@ -70,21 +81,25 @@ export default tseslint.config(
     },
   },
   // The kernel names no kind: it drives the records kinds hand it, and never reaches into lib/kinds/,
-  // the client or the CLI (DESIGN.md section 3).
+  // the client or the CLI (DESIGN.md section 3). Only lib/kernel/topology/ knows cluster slots.
+  {
+    files: ['lib/**/*.ts'],
+    ignores: ['lib/kernel/topology/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [ONLY_TOPOLOGY] }],
+    },
+  },
   {
     files: ['lib/kernel/**/*.ts'],
+    ignores: ['lib/kernel/topology/**'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['**/kinds', '**/kinds/**', '**/client', '**/cli/**', '**/lua/*/**', '!**/lua/includes/**'],
-              message: "lib/kernel/ imports no kind, client or CLI module, and no kind's script.",
-            },
-          ],
-        },
-      ],
+      'no-restricted-imports': ['error', { paths: [ONLY_TOPOLOGY], patterns: [KERNEL_NAMES_NO_KIND] }],
+    },
+  },
+  {
+    files: ['lib/kernel/topology/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [KERNEL_NAMES_NO_KIND] }],
     },
   },
   // Tests read JSON of unknown shape (CLI reports, package.json of the tarball) and feed hostile input

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import calculateSlot from 'cluster-key-slot';
 import mitt, { type Emitter, type Handler } from 'mitt';
-import { isCluster, keyPrefixOf, type RedisConnection } from './connection';
+import type { RedisConnection } from './connection';
 import { ClientClosedError, InvalidArgumentError } from './errors';
 import type { RedissonEvents } from './events';
 import type { LeaseKind } from './kernel/leases/lease';
@@ -20,7 +19,7 @@ import type { RRedLock } from './kinds/red-lock';
 import { KINDS } from './kinds/registry';
 import type { RLock } from './kinds/rlock';
 import type { RSpinLock, BackOffOptions } from './kinds/spin-lock';
-import { resolveOptions, type Logger, type RedissonOptions, type ResolvedOptions } from './options';
+import { resolveOptions, type RedissonOptions, type ResolvedOptions } from './options';
 import { emitHoldLost, type Emit } from './kernel/hold-events';
 import { OwnerScopes } from './owner';
 import { PubSubManager } from './kernel/pubsub/manager';
@@ -28,6 +27,7 @@ import { ScriptRunner } from './kernel/scripts/runner';
 import type { RCountDownLatch } from './kinds/count-down-latch';
 import type { RPermitExpirableSemaphore } from './kinds/permit-expirable-semaphore';
 import type { RSemaphore } from './kinds/semaphore';
+import { Topology } from './kernel/topology/topology';
 
 /**
  * Longest `RedissonClient.shutdown()` waits for Redis (the subscriber's close, the deletion of
@@ -115,13 +115,13 @@ export class RedissonClient {
     }
     this.options = resolveOptions(options);
     const { logger } = this.options;
-    const sharded = useShardedPubSub(redis, this.options.shardedPubSub, logger);
-    this.scripts = new ScriptRunner(redis, sharded.then((on) => (on ? 'SPUBLISH' : 'PUBLISH')), {
+    const topology = new Topology(redis, {
+      shardedPubSub: this.options.shardedPubSub,
       replicaSync: this.options.replicaSync,
-      onError: (error, what) => logger.debug(`scripts: ${what}`, { error }),
+      onError: (error, what) => logger.debug(`topology: ${what}`, { error }),
     });
-    this.pubsub = new PubSubManager(redis, {
-      sharded,
+    this.scripts = new ScriptRunner(topology, { onError: (error, what) => logger.debug(`scripts: ${what}`, { error }) });
+    this.pubsub = new PubSubManager(topology, {
       subscriptionTimeout: this.options.subscriptionTimeout,
       onReconnect: (channels) => this.emitEvent('subscriberReconnected', { channels }),
       onError: (error, what) => logger.debug(`pub/sub: ${what} failed`, { error }),
@@ -129,7 +129,7 @@ export class RedissonClient {
     this.leases = new LeaseTracker({
       renewalLease: this.options.lockWatchdogTimeout,
       batchSize: this.options.lockWatchdogBatchSize,
-      groupOf: slotGrouping(redis),
+      groupOf: topology.slotOf,
       onLost: (error, lease) => {
         // `<clientId>:<threadId>`, or `<clientId>:<threadId>:write` for a write lock.
         this.scopes.forgetUnscoped(error.lockName, Number.parseInt(error.owner.slice(this.id.length + 1), 10));
@@ -482,33 +482,4 @@ function replyBoundOf(options: ResolvedOptions, scripts: ScriptRunner): ReplyBou
     syncing: () => scripts.syncing,
     syncGrace: (retries + 1) * (timeout + retryDelay),
   };
-}
-
-/** Renewal batches must not span cluster slots; outside a cluster any grouping will do. */
-function slotGrouping(redis: RedisConnection): (name: string) => number {
-  if (!isCluster(redis)) return () => 0;
-  const prefix = keyPrefixOf(redis);
-  return (name) => calculateSlot(prefix + name);
-}
-
-/**
- * Resolves whether to use sharded pub/sub: Redisson's rule is cluster mode on a server that has it.
- * A cluster without it (Redis 6.2) falls back to PUBLISH/SUBSCRIBE, and the logger is told once.
- */
-async function useShardedPubSub(redis: RedisConnection, mode: ResolvedOptions['shardedPubSub'], logger: Logger): Promise<boolean> {
-  if (mode !== 'auto') return mode === 'on';
-  if (!isCluster(redis)) return false;
-  try {
-    await redis.call('PUBSUB', 'SHARDNUMSUB');
-    return true;
-  } catch (error) {
-    const why = isUnknownCommand(error) ? 'the server has no sharded pub/sub (Redis before 7.0)' : 'probing the server for it failed';
-    logger.debug(`shardedPubSub 'auto': ${why}; this client uses PUBLISH/SUBSCRIBE`, { error });
-    return false;
-  }
-}
-
-/** An error reply for a command or subcommand the server does not know. */
-function isUnknownCommand(error: unknown): boolean {
-  return error instanceof Error && /unknown (sub)?command/i.test(error.message);
 }

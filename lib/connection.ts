@@ -6,17 +6,6 @@ import type { Cluster, Redis } from 'ioredis';
  */
 export type RedisConnection = Redis | Cluster;
 
-/** True for an ioredis `Cluster`. */
-export function isCluster(redis: RedisConnection): redis is Cluster {
-  return (redis as { isCluster?: boolean }).isCluster === true;
-}
-
-/** The `keyPrefix` ioredis adds to keys (and, by hand, to channels), or `''`. */
-export function keyPrefixOf(redis: RedisConnection): string {
-  const options = isCluster(redis) ? redis.options.redisOptions : redis.options;
-  return options?.keyPrefix ?? '';
-}
-
 /**
  * Replies saying a command did not run, because the cluster (or the node) cannot serve it now: a
  * slot without a primary, a resharding or failover under way, a server still loading its data, a

@@ -8,6 +8,7 @@ import {
   type UnlockRequest,
 } from '../../lib/kinds/scripts/lock';
 import { ScriptRunner } from '../../lib/kernel/scripts/runner';
+import { Topology } from '../../lib/kernel/topology/topology';
 
 /** RLock's typed script wrappers bound to one runner, for tests that drive the scripts directly. */
 export function lockScripts(runner: ScriptRunner) {
@@ -25,7 +26,7 @@ export function lockScripts(runner: ScriptRunner) {
 
 /** The scripts of a runner publishing with PUBLISH. */
 export function plainRunner(redis: RedisConnection): ScriptRunner {
-  return new ScriptRunner(redis, Promise.resolve('PUBLISH'));
+  return new ScriptRunner(new Topology(redis, { shardedPubSub: 'off' }));
 }
 
 /**

@@ -1,4 +1,5 @@
 import { PubSubManager } from '../../lib/kernel/pubsub/manager';
+import { Topology } from '../../lib/kernel/topology/topology';
 import type { TestRedis } from './redis-server';
 
 /**
@@ -9,8 +10,7 @@ import type { TestRedis } from './redis-server';
 export function usePubSubManager(server: () => TestRedis): () => PubSubManager {
   let manager: PubSubManager;
   beforeEach(() => {
-    manager = new PubSubManager(server().connect(), {
-      sharded: Promise.resolve(false),
+    manager = new PubSubManager(new Topology(server().connect(), { shardedPubSub: 'off' }), {
       subscriptionTimeout: 5_000,
       onReconnect: () => undefined,
       onError: () => undefined,

@@ -1,7 +1,8 @@
 import { setMaxListeners } from 'node:events';
-import { isCluster, keyPrefixOf, type RedisConnection } from '../../connection';
+import type { RedisConnection } from '../../connection';
 import { ClientClosedError } from '../../errors';
 import { within } from '../guarded';
+import { isCluster, type Topology } from '../topology/topology';
 import { WaitQueue, type Waiter } from './wait-queue';
 import type { ChannelWaiters, WakePolicy, WakeStrategy } from './wake';
 
@@ -74,8 +75,6 @@ export class SubscribeTimeoutError extends Error {
 
 /** Settings of a {@link PubSubManager}. */
 export interface PubSubSettings {
-  /** Whether to use SSUBSCRIBE instead of SUBSCRIBE. */
-  sharded: Promise<boolean>;
   /** Longest wait for a SUBSCRIBE reply, in ms. */
   subscriptionTimeout: number;
   /** Called after the subscriber reconnected, re-subscribed and woke every waiter. */
@@ -170,11 +169,12 @@ export class PubSubManager {
   private following = false;
 
   constructor(
-    private readonly redis: RedisConnection,
+    /** The deployment: whether to SSUBSCRIBE, the key prefix, the connection to duplicate. */
+    private readonly topology: Topology,
     private readonly settings: PubSubSettings,
   ) {
     // ioredis prefixes the channels passed to scripts as KEYS but not SUBSCRIBE arguments.
-    this.prefix = keyPrefixOf(redis);
+    this.prefix = topology.prefix;
     setMaxListeners(0, this.lifetime.signal);
   }
 
@@ -358,7 +358,7 @@ export class PubSubManager {
   }
 
   private async send(verb: 'subscribe' | 'unsubscribe', names: string[]): Promise<unknown> {
-    const sharded = await this.settings.sharded;
+    const sharded = await this.topology.sharded;
     const subscriber = this.connect(sharded);
     if (verb === 'subscribe') return sharded ? subscriber.ssubscribe(...names) : subscriber.subscribe(...names);
     return sharded ? subscriber.sunsubscribe(...names) : subscriber.unsubscribe(...names);
@@ -366,13 +366,7 @@ export class PubSubManager {
 
   private connect(sharded: boolean): RedisConnection {
     if (this.subscriber) return this.subscriber;
-    // A cluster routes SSUBSCRIBE to the node owning each channel's slot only with shardedSubscribers.
-    // A standalone subscriber skips the handshake's INFO and CLIENT SETINFO: ioredis 5 writes a
-    // SUBSCRIBE issued while connecting before them, and then rejects its own ready check in
-    // subscriber mode and reconnects (ioredis#2037). SUBSCRIBE works on a loading server anyway.
-    const subscriber = isCluster(this.redis)
-      ? this.redis.duplicate(undefined, sharded ? { shardedSubscribers: true } : {})
-      : this.redis.duplicate({ autoResubscribe: false, enableReadyCheck: false, disableClientInfo: true });
+    const subscriber = this.topology.duplicateSubscriber(sharded);
     subscriber.on('message', (channel: string, message: string) => this.onMessage(channel, message));
     subscriber.on('smessage', (channel: string, message: string) => this.onMessage(channel, message));
     subscriber.on('connect', () => (this.connections += 1));
@@ -383,12 +377,12 @@ export class PubSubManager {
     });
     // Connection errors are retried by ioredis; waiters are covered by their TTL-bounded waits.
     subscriber.on('error', (error: unknown) => this.settings.onError(error, 'subscriber connection'));
-    if (isCluster(this.redis) && !sharded) {
+    const redis = this.topology.redis;
+    if (isCluster(redis) && !sharded) {
       // ioredis' classic cluster subscriber moves to another node when its own goes and re-subscribes
       // what it knew of; after a primary was killed, one channel was seen missing (its waiters left
       // to their lease-long re-checks). When the client's connection loses a node, subscribe every
       // channel again (a no-op where it still is) and wake the waiters to re-check.
-      const redis = this.redis;
       let pending: NodeJS.Timeout | undefined;
       const onNodeLost = (): void => {
         pending ??= setTimeout(() => {

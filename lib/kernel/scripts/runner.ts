@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { RedisConnection } from '../../connection';
 import { AofSyncUnavailableError, ReplicaSyncError } from '../../errors';
-import { REPLICA_SYNC_DEFAULTS, type ResolvedReplicaSync } from '../../options';
+import { AofUnavailable } from '../topology/replica-sync';
+import type { Topology } from '../topology/topology';
 import { INCLUDES } from './includes';
-import { PublishCommand, type PublishCommandName } from './publish';
-import { AofUnavailable, ReplicaSync } from './replica-sync';
 import { UnlockLatches } from './unlock-latches';
 
 /** A Lua script with its SHA-1, ready for EVALSHA. */
@@ -62,38 +61,33 @@ export interface ReplicatedWrite {
 
 /** Settings of a {@link ScriptRunner}. */
 export interface RunnerSettings {
-  /** Replica sync options. @default {@link REPLICA_SYNC_DEFAULTS} */
-  replicaSync?: ResolvedReplicaSync;
-  /** Told of what the runner recovers from (a failed INFO, a retried replica sync round, a latch DEL that failed). */
+  /** Told of what the runner recovers from (a retried replica sync round, a latch DEL that failed). */
   onError?: (error: unknown, what: string) => void;
 }
 
 /**
  * Runs scripts by EVALSHA and falls back to EVAL (which also caches the script on that server) when
  * the server answers NOSCRIPT: after a restart, a failover, or on a cluster node seen for the first
- * time. It also carries what every primitive's scripts share: the publish command and the deletion of
- * unlock latches. Primitives' typed wrappers (in this folder) are the only code that talks to Redis.
+ * time. It also carries what every primitive's scripts share: the topology (the publish command, replica
+ * sync) and the deletion of unlock latches. Primitives' typed wrappers are the only code that talks to
+ * Redis.
  */
 export class ScriptRunner {
   /** Deletes the latches of answered unlock calls, right behind their replies. */
   readonly latches: UnlockLatches;
-  /** PUBLISH or SPUBLISH, passed to every script that publishes. */
-  readonly publish: PublishCommand;
-  /** Waits for replicas after writes marked {@link ReplicatedWrite}. */
-  readonly replicas: ReplicaSync;
+  /** The connection scripts and reads go to. */
+  readonly redis: RedisConnection;
   private readonly onError: (error: unknown, what: string) => void;
   private syncs = 0;
 
   constructor(
-    /** The connection scripts and reads go to. */
-    readonly redis: RedisConnection,
-    publish: Promise<PublishCommandName>,
+    /** The deployment: its connection, publish command and replica sync. */
+    readonly topology: Topology,
     settings: RunnerSettings = {},
   ) {
-    this.publish = new PublishCommand(publish);
+    this.redis = topology.redis;
     this.onError = settings.onError ?? (() => undefined);
-    this.latches = new UnlockLatches(redis, this.onError);
-    this.replicas = new ReplicaSync(redis, settings.replicaSync ?? REPLICA_SYNC_DEFAULTS, this.onError);
+    this.latches = new UnlockLatches(this.redis, this.onError);
   }
 
   /**
@@ -104,7 +98,7 @@ export class ScriptRunner {
    */
   run(script: Script, keys: readonly string[], args: readonly ScriptArg[], write?: ReplicatedWrite): Promise<unknown> {
     const sent = this.send(script, keys, args);
-    if (!write || keys.length === 0 || !this.replicas.mayWait(keys[0]!)) return sent;
+    if (!write || keys.length === 0 || !this.topology.replicas.mayWait(keys[0]!)) return sent;
     return sent.then(async (reply) => {
       this.syncs += 1;
       try {
@@ -135,13 +129,13 @@ export class ScriptRunner {
     write: ReplicatedWrite,
     reply: unknown,
   ): Promise<unknown> {
-    const { retries, retryDelay, timeout } = this.replicas.settings;
+    const { retries, retryDelay, timeout } = this.topology.replicas.settings;
     const key = keys[0]!;
     const resend = write.resend !== false;
     for (let round = 1; ; round++) {
       // A call sent once keeps its first reply; only a re-sent call's reply is judged again.
       if ((round === 1 || resend) && write.changed && !write.changed(reply)) return reply;
-      const outcome = await this.replicas.sync(key).catch(async (error: unknown) => {
+      const outcome = await this.topology.replicas.sync(key).catch(async (error: unknown) => {
         if (!(error instanceof AofUnavailable)) throw error;
         // No round can ever succeed: give up now, undone as after the last round.
         if (write.undo) await write.undo(reply);
@@ -179,7 +173,7 @@ export class ScriptRunner {
     write?: ReplicatedWrite,
     rest: readonly ScriptArg[] = [],
   ): Promise<unknown> {
-    return this.publish.with((command) => this.run(script, keys, [...args, command, ...rest], write));
+    return this.topology.publish.with((command) => this.run(script, keys, [...args, command, ...rest], write));
   }
 
   /** Resolves once the latch deletions sent so far are answered (the client is closing). */

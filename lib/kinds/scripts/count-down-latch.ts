@@ -1,4 +1,3 @@
-import calculateSlot from 'cluster-key-slot';
 import countDownSource from '../../../lua/count-down-latch/count-down.lua';
 import deleteSource from '../../../lua/count-down-latch/delete.lua';
 import trySetCountSource from '../../../lua/count-down-latch/try-set-count.lua';
@@ -39,9 +38,9 @@ async function runLatch(
   publishes: (reply: unknown) => boolean,
 ): Promise<unknown> {
   const channel = latchChannel(name);
-  if (calculateSlot(channel) === calculateSlot(name)) return runner.runPublishing(script, [name, channel], args, write);
+  if (runner.topology.sameSlot(channel, name)) return runner.runPublishing(script, [name, channel], args, write);
   const reply = await runner.runPublishing(script, [name], args, write);
-  if (publishes(reply)) await runner.publish.with((command) => runner.redis.call(command, channel, message));
+  if (publishes(reply)) await runner.topology.publishMessage(channel, message);
   return reply;
 }
 

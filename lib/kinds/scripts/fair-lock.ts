@@ -109,7 +109,7 @@ export function forceUnlockFairLock(runner: ScriptRunner, name: string): Promise
  * Sent as text, like `trimLock`: it runs after failures, when a NOSCRIPT reply might be lost too.
  */
 export async function trimFairLock(runner: ScriptRunner, name: string, owner: string, holdsBefore: number): Promise<number> {
-  const publish = await runner.publish.ready;
+  const publish = await runner.topology.publish.ready;
   const reply = await runner.runText(TRIM, keysOf(name), [owner, holdsBefore, UNLOCK_MESSAGE, Date.now(), publish]);
   return toInteger(reply);
 }

@@ -79,7 +79,7 @@ export function acquireLock(
  * Sent as text: it runs after failures, when a NOSCRIPT reply might be lost too.
  */
 export async function trimLock(runner: ScriptRunner, name: string, owner: string, holdsBefore: number): Promise<number> {
-  const publish = await runner.publish.ready;
+  const publish = await runner.topology.publish.ready;
   const reply = await runner.runText(TRIM, [name, lockChannel(name)], [owner, holdsBefore, UNLOCK_MESSAGE, publish]);
   return toInteger(reply);
 }

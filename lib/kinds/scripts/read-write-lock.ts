@@ -68,7 +68,7 @@ export function unlockRead(runner: ScriptRunner, { name, owner, requestId }: Unl
 
 /** Brings the reader's holds back down to `holdsBefore`; resolves how many it removed. Sent as text. */
 export async function trimRead(runner: ScriptRunner, name: string, reader: string, holdsBefore: number): Promise<number> {
-  const publish = await runner.publish.ready;
+  const publish = await runner.topology.publish.ready;
   const keys = [name, readWriteLockChannel(name), readerTimeoutPrefix(name, reader)];
   return toInteger(await runner.runText(READ_TRIM, keys, [reader, holdsBefore, UNLOCK_MESSAGE, publish]));
 }
@@ -97,7 +97,7 @@ export function unlockWrite(runner: ScriptRunner, { name, owner, leaseTime, requ
 
 /** Brings the writer's holds back down to `holdsBefore`; resolves how many it removed. Sent as text. */
 export async function trimWrite(runner: ScriptRunner, name: string, writer: string, holdsBefore: number): Promise<number> {
-  const publish = await runner.publish.ready;
+  const publish = await runner.topology.publish.ready;
   const keys = [name, readWriteLockChannel(name)];
   return toInteger(await runner.runText(WRITE_TRIM, keys, [writer, holdsBefore, READ_UNLOCK_MESSAGE, publish]));
 }

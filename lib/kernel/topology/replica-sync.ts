@@ -1,6 +1,4 @@
-import calculateSlot from 'cluster-key-slot';
 import type { Redis } from 'ioredis';
-import { isCluster, keyPrefixOf, type RedisConnection } from '../../connection';
 import type { ResolvedReplicaSync } from '../../options';
 
 /** How long a node's replica count is trusted before it is read again, in ms. */
@@ -45,16 +43,14 @@ interface NodeCount {
  */
 export class ReplicaSync {
   private readonly counts = new WeakMap<Redis, NodeCount>();
-  private readonly prefix: string;
 
   constructor(
-    private readonly redis: RedisConnection,
+    /** The connection serving a key's slot (see `Topology.nodeOf`), or `undefined` when none is known. */
+    private readonly nodeOf: (key: string) => Redis | undefined,
     readonly settings: ResolvedReplicaSync,
     private readonly onError: (error: unknown, what: string) => void,
     private readonly now: () => number = () => performance.now(),
-  ) {
-    this.prefix = keyPrefixOf(redis);
-  }
+  ) {}
 
   /**
    * Whether a write to `key` may have replicas to wait for. Synchronous, so that a node known to have
@@ -122,16 +118,6 @@ export class ReplicaSync {
     const [local, acked] = (reply as unknown[]).map(Number) as [number, number];
     if (replicas > 0 && acked === 0) this.entryOf(node).readAt = -Infinity; // a replica may have gone
     return { replicas, acked, local: local > 0, synced: local > 0 && (replicas === 0 || acked > 0) };
-  }
-
-  /** The connection serving `key`'s slot (a cluster's primary for it), or the user's connection. */
-  private nodeOf(key: string): Redis | undefined {
-    const redis = this.redis;
-    if (!isCluster(redis)) return redis;
-    const slot = calculateSlot(this.prefix + key);
-    const address = redis.slots[slot]?.[0];
-    if (!address) return undefined;
-    return redis.nodes('master').find((node) => `${node.options.host}:${node.options.port}` === address);
   }
 
   private entryOf(node: Redis): NodeCount {
