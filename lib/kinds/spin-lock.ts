@@ -1,13 +1,13 @@
 import { InvalidArgumentError } from '../errors';
 import { MAX_TIME_MS } from '../options';
 import { wakeOne } from '../kernel/pubsub/wake';
-import { acquireLock, newRequestId, trimLock } from './scripts/lock';
+import { newRequestId } from './scripts/lock';
 import { forceUnlockSpinLock, unlockSpinLock } from './scripts/spin-lock';
 import type { BackOff } from '../kernel/acquisition';
 import { BaseLock } from '../kernel/lock';
 import type { LockKind } from '../kernel/lock-kind';
 import type { ClientContext } from '../kernel/context';
-import { HASH_LOCK, HASH_QUERIES } from './rlock';
+import { HASH_LOCK, RLOCK } from './rlock';
 
 /**
  * Redisson's exponential back-off: the first pause is `initialDelay`; each next one is the previous
@@ -150,20 +150,18 @@ function shown(value: unknown): string {
 }
 
 /**
- * The spin lock's record: RLock's hash and acquire script, no channel (a waiter re-checks on its
- * back-off), and a release that publishes nothing. It shares RLock's ledger: both count the same
+ * The spin lock's record: RLock's, with no channel (a waiter re-checks on its
+ * back-off) and a release that publishes nothing. It shares RLock's ledger: both count the same
  * hash's holds, which the re-send guard relies on.
  */
 const SPIN_LOCK: LockKind = {
+  ...RLOCK,
   kind: 'spin-lock',
-  holds: HASH_LOCK,
-  ...HASH_QUERIES,
-  attempt: ({ ctx, name }, { owner, leaseTime, believedHolds }) => acquireLock(ctx.scripts, name, owner, leaseTime, believedHolds),
-  trim: ({ ctx, name }, owner, holdsBefore) => trimLock(ctx.scripts, name, owner, holdsBefore),
   release: ({ ctx, name }, owner, leaseTime) => unlockSpinLock(ctx.scripts, { name, owner, leaseTime, requestId: newRequestId() }),
   forceRelease: async ({ ctx, name }) => ({ existed: await forceUnlockSpinLock(ctx.scripts, name), lost: [HASH_LOCK] }),
   channel: () => undefined,
   wake: wakeOne,
+  handsOffLocally: false,
 };
 
 /**
