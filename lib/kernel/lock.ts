@@ -31,7 +31,7 @@ export let coreOf: (lock: BaseLock) => LockCore;
 
 /**
  * Every lock of the family (Redisson's `RedissonBaseLock`), driven by its kind's record
- * ({@link LockKind}): both surfaces, Java-style (`lock`, `tryLock`, `unlock`) and handles (`acquire`,
+ * (`LockKind`): both surfaces, Java-style (`lock`, `tryLock`, `unlock`) and handles (`acquire`,
  * `tryAcquire`, `using`), over one wait loop, one hold ledger and one release path. The classes of
  * the kinds (`RLock`, `RFairLock`, ...) add their own verbs and override nothing.
  *
