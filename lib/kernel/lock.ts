@@ -48,7 +48,7 @@ export let coreOf: (lock: BaseLock) => LockCore;
  * ```
  * @category Locks
  */
-export class BaseLock implements Holdable {
+export abstract class BaseLock implements Holdable {
   readonly #core: LockCore;
 
   static {
