@@ -45,8 +45,8 @@ export class Topology {
   ) {
     const onError = settings.onError ?? (() => undefined);
     this.cluster = isCluster(redis);
-    const options = isCluster(redis) ? redis.options.redisOptions : redis.options;
-    this.prefix = options?.keyPrefix ?? '';
+    // A Cluster applies its top-level `keyPrefix`, which ioredis fills from `redisOptions` when unset.
+    this.prefix = redis.options.keyPrefix ?? '';
     this.sharded = this.useShardedPubSub(settings.shardedPubSub, onError);
     this.publish = new PublishCommand(this.sharded.then((on) => (on ? 'SPUBLISH' : 'PUBLISH')));
     this.replicas = new ReplicaSync((key) => this.nodeOf(key), settings.replicaSync ?? REPLICA_SYNC_DEFAULTS, onError);
