@@ -360,8 +360,12 @@ export class PubSubManager {
   private async send(verb: 'subscribe' | 'unsubscribe', names: string[]): Promise<unknown> {
     const sharded = await this.topology.sharded;
     const subscriber = this.connect(sharded);
-    if (verb === 'subscribe') return sharded ? subscriber.ssubscribe(...names) : subscriber.subscribe(...names);
-    return sharded ? subscriber.sunsubscribe(...names) : subscriber.unsubscribe(...names);
+    if (!sharded) return verb === 'subscribe' ? subscriber.subscribe(...names) : subscriber.unsubscribe(...names);
+    // ioredis puts the key prefix on SSUBSCRIBE and SUNSUBSCRIBE arguments itself (shard channels are
+    // keys to it), as it does not on SUBSCRIBE's: they go without the one added here.
+    const { prefix } = this;
+    const given = prefix ? names.map((name) => name.slice(prefix.length)) : names;
+    return verb === 'subscribe' ? subscriber.ssubscribe(...given) : subscriber.sunsubscribe(...given);
   }
 
   private connect(sharded: boolean): RedisConnection {
