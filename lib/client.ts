@@ -107,7 +107,8 @@ export class RedissonClient {
    * @param redis an ioredis `Redis` or `Cluster` connection, used for scripts; the subscriber
    *   connection is duplicated from it.
    * @param options see {@link RedissonOptions}; every field has a default.
-   * @throws {InvalidArgumentError} when `redis` is not an ioredis connection, or for a bad option.
+   * @throws {InvalidArgumentError} when `redis` is not an ioredis connection, for a bad option, or for a
+   *   `keyPrefix` without a hash tag on a Cluster.
    */
   constructor(redis: RedisConnection, options?: RedissonOptions) {
     if (redis === null || typeof redis !== 'object' || typeof (redis as { evalsha?: unknown }).evalsha !== 'function') {

@@ -1,4 +1,4 @@
-import Redis from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import { DEFAULTS, InvalidArgumentError, MAX_TIME_MS, RedissonClient, type RLock } from '../lib';
 import { useRedis } from './helpers/fixture';
 import { commandCounts, commandsBetween } from './helpers/redis-server';
@@ -57,6 +57,22 @@ describe('input validation', () => {
 describe('client options', () => {
   const redis = new Redis({ lazyConnect: true });
   afterAll(() => redis.disconnect());
+
+  it('refuses a keyPrefix without a hash tag on a Cluster, where an object and its channel would hash to different slots', () => {
+    const untagged = new Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true, keyPrefix: 'app:' });
+    const nested = new Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true, redisOptions: { keyPrefix: 'a{}b:' } });
+    const tagged = new Cluster([{ host: '127.0.0.1', port: 1 }], { lazyConnect: true, keyPrefix: '{app}:' });
+    try {
+      expect(() => new RedissonClient(untagged)).toThrow(InvalidArgumentError);
+      expect(() => new RedissonClient(untagged)).toThrow(/keyPrefix 'app:' on a Cluster needs a hash tag, such as '\{app\}:'/);
+      expect(() => new RedissonClient(nested)).toThrow(InvalidArgumentError);
+      expect(() => new RedissonClient(tagged, { shardedPubSub: 'off' })).not.toThrow();
+      // A standalone server has one slot: any prefix goes.
+      expect(() => new RedissonClient(new Redis({ lazyConnect: true, keyPrefix: 'app:' }))).not.toThrow();
+    } finally {
+      for (const cluster of [untagged, nested, tagged]) cluster.disconnect();
+    }
+  });
 
   it('fills in frozen defaults equal to Redisson\'s', () => {
     const redisson = new RedissonClient(redis);

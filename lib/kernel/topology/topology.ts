@@ -1,5 +1,6 @@
 import calculateSlot from 'cluster-key-slot';
 import type { Cluster, Redis } from 'ioredis';
+import { InvalidArgumentError } from '../../errors';
 import type { RedisConnection } from '../../connection';
 import { REPLICA_SYNC_DEFAULTS, type ResolvedOptions, type ResolvedReplicaSync } from '../../options';
 import { PublishCommand } from './publish';
@@ -47,6 +48,12 @@ export class Topology {
     this.cluster = isCluster(redis);
     // A Cluster applies its top-level `keyPrefix`, which ioredis fills from `redisOptions` when unset.
     this.prefix = redis.options.keyPrefix ?? '';
+    if (this.cluster && this.prefix !== '' && !hasHashTag(this.prefix)) {
+      throw new InvalidArgumentError(
+        `keyPrefix '${this.prefix}' on a Cluster needs a hash tag, such as '{${this.prefix.replace(/:$/, '')}}:': ` +
+          "without one an object and its channel (Redisson's `...:{name}`) hash to different slots",
+      );
+    }
     this.sharded = this.useShardedPubSub(settings.shardedPubSub, onError);
     this.publish = new PublishCommand(this.sharded.then((on) => (on ? 'SPUBLISH' : 'PUBLISH')));
     this.replicas = new ReplicaSync((key) => this.nodeOf(key), settings.replicaSync ?? REPLICA_SYNC_DEFAULTS, onError);
@@ -122,4 +129,10 @@ export class Topology {
 /** An error reply for a command or subcommand the server does not know. */
 function isUnknownCommand(error: unknown): boolean {
   return error instanceof Error && /unknown (sub)?command/i.test(error.message);
+}
+
+/** Whether `key` has a Redis hash tag: a `{` followed later by a `}` with something between them. */
+function hasHashTag(key: string): boolean {
+  const open = key.indexOf('{');
+  return open >= 0 && key.indexOf('}', open + 1) > open + 1;
 }
