@@ -22,8 +22,14 @@ export async function setup({ url }) {
       const owner = client.owner();
       const keys = [key, `redisson_lock_queue:${tag(key)}`, `redisson_lock_timeout:${tag(key)}`];
       const channel = `redisson_lock__channel:${tag(key)}`;
-      await client.acquire(`${channel}:${owner}`, async () => (await acquire(keys, [LEASE, owner, SLACK, Date.now(), 0, '', '1', RECHECK])) ?? true);
-      return () => client.unlock(key, (latch, ttl) => unlock([...keys, channel, latch], [0, LEASE, owner, Date.now(), ttl, 'PUBLISH']));
+      await client.acquire(
+        `${channel}:${owner}`,
+        async () => (await acquire(keys, [LEASE, owner, SLACK, Date.now(), 0, '', '1', RECHECK])) ?? true,
+      );
+      return () =>
+        client.unlock(key, (latch, ttl) =>
+          unlock([...keys, channel, latch], [0, LEASE, owner, Date.now(), ttl, 'PUBLISH']),
+        );
     },
     diagnostics: client.diagnostics,
     teardown: client.teardown,

@@ -11,20 +11,33 @@ export const mutex = false;
 
 export async function setupReadWrite({ url }) {
   const client = floorClient(url, (message, waiting) => (message === '1' ? waiting : 1));
-  const [readAcquire, readUnlock, writeAcquire, writeUnlock] = ['read-acquire', 'read-unlock', 'write-acquire', 'write-unlock'].map((s) =>
-    client.script(`read-write-lock/${s}`));
+  const [readAcquire, readUnlock, writeAcquire, writeUnlock] = [
+    'read-acquire',
+    'read-unlock',
+    'write-acquire',
+    'write-unlock',
+  ].map((s) => client.script(`read-write-lock/${s}`));
   const channel = (name) => `redisson_rwlock:${tag(name)}`;
   return {
     async read(name) {
       const owner = client.owner();
       const timeouts = `${tag(name)}:${owner}:rwlock_timeout`;
-      await client.acquire(channel(name), async () => (await readAcquire([name, timeouts], [LEASE, owner, `${owner}:write`, 0])) ?? true);
-      return () => client.unlock(name, (latch, ttl) => readUnlock([name, channel(name), timeouts, tag(name), latch], [0, owner, ttl, 'PUBLISH']));
+      await client.acquire(
+        channel(name),
+        async () => (await readAcquire([name, timeouts], [LEASE, owner, `${owner}:write`, 0])) ?? true,
+      );
+      return () =>
+        client.unlock(name, (latch, ttl) =>
+          readUnlock([name, channel(name), timeouts, tag(name), latch], [0, owner, ttl, 'PUBLISH']),
+        );
     },
     async write(name) {
       const writer = `${client.owner()}:write`;
       await client.acquire(channel(name), async () => (await writeAcquire([name], [LEASE, writer, 0])) ?? true);
-      return () => client.unlock(name, (latch, ttl) => writeUnlock([name, channel(name), latch], [1, LEASE, writer, ttl, 'PUBLISH']));
+      return () =>
+        client.unlock(name, (latch, ttl) =>
+          writeUnlock([name, channel(name), latch], [1, LEASE, writer, ttl, 'PUBLISH']),
+        );
     },
     diagnostics: client.diagnostics,
     teardown: client.teardown,

@@ -24,11 +24,13 @@ export async function setupRedLock(urls) {
   const quorum = Math.floor(members.length / 2) + 1;
   let next = 0;
   const release = (taken, key, channel, owner) =>
-    Promise.all(taken.map(async ({ redis, unlock }) => {
-      const latch = `redisson_unlock_latch:${tag(key)}:${owner}:${next++}`;
-      await unlock([key, channel, latch], [0, LEASE, owner, LATCH_TTL, 'PUBLISH']);
-      redis.del(latch).catch(() => undefined);
-    }));
+    Promise.all(
+      taken.map(async ({ redis, unlock }) => {
+        const latch = `redisson_unlock_latch:${tag(key)}:${owner}:${next++}`;
+        await unlock([key, channel, latch], [0, LEASE, owner, LATCH_TTL, 'PUBLISH']);
+        redis.del(latch).catch(() => undefined);
+      }),
+    );
   return {
     async lock([key]) {
       const owner = client.owner();

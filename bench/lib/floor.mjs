@@ -18,7 +18,9 @@ export const tag = (name) => (name.includes('{') ? name : `{${name}}`);
 
 /** The text of `lua/<path>.lua` with its `--- @include` lines replaced as the library replaces them. */
 export const luaSource = (path) =>
-  readFileSync(new URL(`${path}.lua`, LUA), 'utf8').replace(/^--- @include "([\w-]+)"$/gm, (_line, name) => luaSource(`includes/${name}`).trimEnd());
+  readFileSync(new URL(`${path}.lua`, LUA), 'utf8').replace(/^--- @include "([\w-]+)"$/gm, (_line, name) =>
+    luaSource(`includes/${name}`).trimEnd(),
+  );
 
 /** `lua/<path>.lua` on `redis`: `(keys, args) => reply`, sent as EVALSHA (EVAL once on NOSCRIPT). */
 export function script(redis, path) {
@@ -54,7 +56,8 @@ export function floorClient(url, wakes) {
   /** Runs `attempt` until it resolves true, parking on `channel` in between (see the header). */
   async function park(channel, attempt) {
     let entry = channels.get(channel);
-    if (!entry) channels.set(channel, (entry = { refs: 0, subscribed: subscriber.subscribe(channel), waiting: new Set() }));
+    if (!entry)
+      channels.set(channel, (entry = { refs: 0, subscribed: subscriber.subscribe(channel), waiting: new Set() }));
     entry.refs += 1;
     waiters += 1;
     const waiter = { wake: () => undefined };

@@ -26,11 +26,14 @@ async function check(name: string): Promise<Record<string, number | boolean>> {
 const clean = { serverChannels: 0, clientChannels: 0 };
 
 describe('bench floors', () => {
-  it.each(['rlock', 'fair-lock', 'redlock'])('%s: 12 or 6 workers over several clients lose no update and all get served', async (name) => {
-    const found = await check(name);
-    expect(found.counter).toBe(found.expected);
-    expect(found).toMatchObject(clean);
-  });
+  it.each(['rlock', 'fair-lock', 'redlock'])(
+    '%s: 12 or 6 workers over several clients lose no update and all get served',
+    async (name) => {
+      const found = await check(name);
+      expect(found.counter).toBe(found.expected);
+      expect(found).toMatchObject(clean);
+    },
+  );
 
   it('read/write lock: writers lose no update, no reader sees a write while it holds', async () => {
     const found = await check('read-write');
@@ -39,17 +42,20 @@ describe('bench floors', () => {
     expect(found).toMatchObject({ reads: 225, torn: 0, ...clean });
   });
 
-  it.each(['semaphore', 'expirable-semaphore'])('%s: never more than 3 holders of 3 permits, every worker served', async (name) => {
-    const found = await check(name);
-    expect(found).toMatchObject({ served: 300, ...clean });
-    expect(found.peak).toBeLessThanOrEqual(3);
-  });
+  it.each(['semaphore', 'expirable-semaphore'])(
+    '%s: never more than 3 holders of 3 permits, every worker served',
+    async (name) => {
+      const found = await check(name);
+      expect(found).toMatchObject({ served: 300, ...clean });
+      expect(found.peak).toBeLessThanOrEqual(3);
+    },
+  );
 
   it('latch: every waiter of two clients is released at zero', async () => {
     expect(await check('latch')).toEqual({ released: 40, ...clean });
   });
 
-  it('a release landing between a waiter\'s attempt and its park wakes it (no TTL to fall back on)', async () => {
+  it("a release landing between a waiter's attempt and its park wakes it (no TTL to fall back on)", async () => {
     expect(await check('release-during-attempt')).toEqual({ served: true, ...clean });
   });
 
