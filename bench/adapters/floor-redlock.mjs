@@ -2,7 +2,7 @@
 // acquisition tries every member at once and wins with a majority; a loss releases what it took and
 // waits for a release on the first member's channel or the shortest TTL among the members held.
 import Redis from 'ioredis';
-import { LEASE, floorClient, script, tag } from '../lib/floor.mjs';
+import { LEASE, floorClient, script, tag, withLatch } from '../lib/floor.mjs';
 
 export const name = 'RedLock floor';
 export const pkg = 'ioredis';
@@ -10,8 +10,6 @@ export const waiting = 'pub/sub on one member, or the TTL';
 export const floor = true;
 export const floorOf = 'ioredisson';
 export const mutex = false;
-
-const LATCH_TTL = 20_000;
 
 /** `{ lock([key]) -> release(), teardown() }` over the servers at `urls`. */
 export async function setupRedLock(urls) {
@@ -22,14 +20,12 @@ export async function setupRedLock(urls) {
     unlock: script(redis, 'lock/unlock'),
   }));
   const quorum = Math.floor(members.length / 2) + 1;
-  let next = 0;
+  /** Unlocks `taken` members (a member not held answers nil, and is left as it is). */
   const release = (taken, key, channel, owner) =>
     Promise.all(
-      taken.map(async ({ redis, unlock }) => {
-        const latch = `redisson_unlock_latch:${tag(key)}:${owner}:${next++}`;
-        await unlock([key, channel, latch], [0, LEASE, owner, LATCH_TTL, 'PUBLISH']);
-        redis.del(latch).catch(() => undefined);
-      }),
+      taken.map(({ redis, unlock }) =>
+        withLatch(redis, key, (latch, ttl) => unlock([key, channel, latch], [0, LEASE, owner, ttl, 'PUBLISH'])),
+      ),
     );
   return {
     async lock([key]) {
@@ -40,7 +36,8 @@ export async function setupRedLock(urls) {
         const taken = members.filter((_, i) => replies[i] === null);
         if (taken.length >= quorum) return true;
         await release(taken, key, channel, owner);
-        return Math.min(...replies.filter((ttl) => ttl !== null && ttl >= 0), 2 ** 31 - 1);
+        const ttls = replies.filter((ttl) => ttl !== null && ttl >= 0);
+        return ttls.length ? Math.min(...ttls) : -1;
       });
       return () => release(members, key, channel, owner);
     },

@@ -29,6 +29,20 @@ export function script(redis, path) {
   return (keys, args) => redis[command](keys.length, ...keys, ...args);
 }
 
+const processId = randomUUID();
+let latches = 0;
+
+/**
+ * Runs an unlock script, `run(latch, latchTtl)`, with a fresh unlock latch key on `redis`, then
+ * deletes the latch (not waited for), as Redisson does; resolves the script's reply.
+ */
+export async function withLatch(redis, name, run) {
+  const latch = `redisson_unlock_latch:${tag(name)}:${processId}:${latches++}`;
+  const reply = await run(latch, LATCH_TTL);
+  redis.del(latch).catch(() => undefined);
+  return reply;
+}
+
 /**
  * A floor's client on `url`: one command connection, one subscriber connection, owner tokens.
  * `wakes(message, waiting)` is how many waiters of a channel a message wakes (oldest first).
@@ -99,11 +113,9 @@ export function floorClient(url, wakes) {
     async acquire(channel, attempt) {
       if ((await attempt()) !== true) await park(channel, attempt);
     },
-    /** Runs an unlock script with a fresh unlock latch key, then deletes the latch (not waited for), as Redisson does. */
+    /** {@link withLatch} on this client's connection; rejects when the script found the lock not held. */
     async unlock(name, run) {
-      const latch = `redisson_unlock_latch:${tag(name)}:${clientId}:${next++}`;
-      const reply = await run(latch, LATCH_TTL);
-      redis.del(latch).catch(() => undefined);
+      const reply = await withLatch(redis, name, run);
       if (reply === null) throw new Error(`${name} was not held at its release (lease expired?)`);
       return reply;
     },

@@ -220,7 +220,7 @@ export function evaluateTargets(results) {
   const rl = findCase(results, 'redlock', 'uncontended-5');
   const rlIo = rowOf(rl, IO);
   if (rlIo) {
-    const peers = rl.rows.filter((r) => r.adapter !== IO && Number.isFinite(r.vsIoredisson));
+    const peers = rl.rows.filter((r) => r.adapter !== IO && !floors.includes(r.adapter) && Number.isFinite(r.vsIoredisson));
     // vsIoredisson is the peer's rate over ioredisson's: at or above a peer means a ratio <= 1.
     add('RedLock, 5 servers, uncontended: cycle rate at or above both Redlock peers', peers.length === 2 && peers.every((r) => r.vsIoredisson <= 1),
       `${fmt(rlIo.medians.main)} cycles/s; ` + peers.map((r) => `${times(1 / r.vsIoredisson)} ${r.name} (${fmt(r.medians.main)})`).join(', '),
