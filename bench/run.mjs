@@ -92,8 +92,7 @@ try {
   const cases = [];
   for (const scenarioName of scenarioNames) {
     const scenario = (await import(`./scenarios/${scenarioName}.mjs`)).default;
-    const runners = adapters.filter((a) => !a.error && scenario.takesPart(a));
-    for (const spec of scenario.cases(opts)) cases.push({ scenario, spec, runners, runs: {} });
+    for (const spec of scenario.cases(opts)) cases.push({ scenario, spec, runners: adapters.filter((a) => !a.error && scenario.takesPart(a, spec)), runs: {} });
   }
   // A scenario whose ratios matter most may split each rep into shorter ones: more pairs, each closer in time.
   const repsOf = (c) => reps * (c.scenario.splitReps ?? 1);
@@ -131,7 +130,7 @@ try {
     options: { reps, ...opts },
     fullRun: isFullRun,
     redisVersion,
-    adapters: adapters.map(({ id, name, pkg, version, waiting, floor, error }) => ({ id, name, pkg, version, waiting, floor, error })),
+    adapters: adapters.map(({ id, name, pkg, version, waiting, floor, floorOf, error }) => ({ id, name, pkg, version, waiting, floor, floorOf, error })),
     cases: cases.map(summarize),
   };
   const files = await writeResults(results, outDir, isFullRun);
@@ -144,10 +143,11 @@ try {
 }
 process.exit(0); // peers may leave timers (watchdogs, wait timeouts) behind
 
-/** Medians per metric, and main-metric ratios paired within each rep. */
+/** Medians per metric, and main-metric ratios paired within each rep (÷ floor: against the floor of the same kind in this case). */
 function summarize({ scenario, spec, runners, runs }) {
   const main = scenario.columns.find((col) => col.main);
   const rows = runners.map((adapter) => {
+    const floor = runners.find((a) => a.floorOf === adapter.id);
     const reps = runs[adapter.id] ?? [];
     const ok = reps.filter((r) => !r.error);
     const medians = {};
@@ -165,6 +165,7 @@ function summarize({ scenario, spec, runners, runs }) {
       errors: reps.filter((r) => r.error).map((r) => r.error),
       vsRaw: runs.raw ? pairRatio('raw') : NaN,
       vsIoredisson: runs.ioredisson ? pairRatio('ioredisson') : NaN,
+      vsFloor: floor && runs[floor.id] ? pairRatio(floor.id) : NaN,
     };
   });
   return {

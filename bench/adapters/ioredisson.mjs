@@ -39,3 +39,35 @@ export async function setupSemaphore({ url }) {
     },
   };
 }
+
+/** The read/write lock (`getReadWriteLock`), for the read-write scenario. */
+export async function setupReadWrite({ url }) {
+  const redis = new Redis(url);
+  const redisson = new RedissonClient(redis);
+  const released = (handle) => () => handle.release();
+  return {
+    read: async (name) => released(await redisson.getReadWriteLock(name).readLock().acquire()),
+    write: async (name) => released(await redisson.getReadWriteLock(name).writeLock().acquire()),
+    diagnostics: () => redisson.diagnostics(),
+    async teardown() {
+      await redisson.shutdown();
+      redis.disconnect();
+    },
+  };
+}
+
+/** The count-down latch (`getCountDownLatch`), for the latch scenario. */
+export async function setupLatch({ url }) {
+  const redis = new Redis(url);
+  const redisson = new RedissonClient(redis);
+  return {
+    trySetCount: (name, count) => redisson.getCountDownLatch(name).trySetCount(count),
+    countDown: (name) => redisson.getCountDownLatch(name).countDown(),
+    await: (name) => redisson.getCountDownLatch(name).await(),
+    diagnostics: () => redisson.diagnostics(),
+    async teardown() {
+      await redisson.shutdown();
+      redis.disconnect();
+    },
+  };
+}

@@ -1,16 +1,27 @@
 // The adapter registry. An adapter module exports `name`, `pkg`, `waiting`, optionally
-// `mutex = false`, `floor = true` (a bound the targets do not count as a peer), and `setup(ctx)` resolving `{ lock(key) -> release(), teardown(), diagnostics?, run? }`;
+// `mutex = false` (the default when it has no `setup`), `floor = true` (a bound the targets do not
+// count as a peer) with `floorOf` (the library adapter whose figures it divides in the "÷ floor"
+// column), and `setup(ctx)` resolving `{ lock(key) -> release(), teardown(), diagnostics?, run? }`;
 // `run(fn)` runs one worker's loop as one lock owner, where the library has owners other than calls
-// (Redisson's threads).
+// (Redisson's threads). Other kinds: `setupSemaphore`, `setupReadWrite`, `setupLatch`, `setupRedLock`
+// (see the scenarios that call them).
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 
 export const ADAPTER_FILES = [
   'ioredisson',
   'ioredisson-fair',
+  'ioredisson-expirable',
   'raw',
   'ping',
   'fifo-floor',
+  'floor-rlock',
+  'floor-fair-lock',
+  'floor-read-write',
+  'floor-semaphore',
+  'floor-expirable-semaphore',
+  'floor-latch',
+  'floor-redlock',
   'node-redisson',
   'simple-redis-mutex',
   'redis-semaphore',
@@ -36,7 +47,7 @@ export async function loadAdapters(only = []) {
 export async function loadAdapter(file) {
   try {
     const mod = await import(`../adapters/${file}.mjs`);
-    return { id: file, ...mod, mutex: mod.mutex ?? true, version: await packageVersion(mod.pkg).catch(() => '?') };
+    return { id: file, ...mod, mutex: mod.mutex ?? typeof mod.setup === 'function', version: await packageVersion(mod.pkg).catch(() => '?') };
   } catch (error) {
     return { id: file, name: file, error: `cannot be loaded: ${error.message.split('\n')[0]}` };
   }

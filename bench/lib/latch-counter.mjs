@@ -1,20 +1,20 @@
 // Child process of the latch scenario: counts the latch down on request, in its own event loop.
-// Argv: url, latch name. Protocol (IPC): child sends {ready}; parent sends {countDown}; child sends
+// Argv: adapter id, url, latch name. Protocol (IPC): child sends {ready}; parent sends {countDown}; child sends
 // {calledAt, doneAt} (process.hrtime: stamped as it calls countDown and as the call resolves).
-import Redis from 'ioredis';
-import { RedissonClient } from 'ioredisson';
+import { loadAdapter } from './adapters.mjs';
 
-const [url, name] = process.argv.slice(2);
-const redis = new Redis(url);
-const redisson = new RedissonClient(redis);
-await redis.ping();
+const [adapterId, url, name] = process.argv.slice(2);
+const adapter = await loadAdapter(adapterId);
+if (adapter.error) throw new Error(adapter.error);
+const latches = await adapter.setupLatch({ url });
+await latches.countDown(`${name}:warm-up`);
 process.on('message', async (msg) => {
   if (msg.exit) {
-    await redisson.shutdown();
+    await latches.teardown();
     process.exit(0);
   }
   const calledAt = process.hrtime.bigint().toString();
-  await redisson.getCountDownLatch(name).countDown();
+  await latches.countDown(name);
   process.send({ calledAt, doneAt: process.hrtime.bigint().toString() });
 });
 process.send({ ready: true });

@@ -220,7 +220,7 @@ export function evaluateTargets(results) {
   const rl = findCase(results, 'redlock', 'uncontended-5');
   const rlIo = rowOf(rl, IO);
   if (rlIo) {
-    const peers = rl.rows.filter((r) => r.adapter !== IO && Number.isFinite(r.vsIoredisson));
+    const peers = rl.rows.filter((r) => r.adapter !== IO && !floors.includes(r.adapter) && Number.isFinite(r.vsIoredisson));
     // vsIoredisson is the peer's rate over ioredisson's: at or above a peer means a ratio <= 1.
     add('RedLock, 5 servers, uncontended: cycle rate at or above both Redlock peers', peers.length === 2 && peers.every((r) => r.vsIoredisson <= 1),
       `${fmt(rlIo.medians.main)} cycles/s; ` + peers.map((r) => `${times(1 / r.vsIoredisson)} ${r.name} (${fmt(r.medians.main)})`).join(', '),
@@ -275,7 +275,8 @@ function caseTable(c) {
   const cols = c.columns;
   const main = cols.find((col) => col.main);
   const ratios = main.better && c.rows.some((r) => Number.isFinite(r.vsRaw) || Number.isFinite(r.vsIoredisson));
-  const head = ['adapter', ...cols.map((col) => col.label), ...(ratios ? [`${main.label} ÷ raw`, `${main.label} ÷ ioredisson`] : []), 'notes'];
+  const floors = main.better && c.rows.some((r) => Number.isFinite(r.vsFloor));
+  const head = ['adapter', ...cols.map((col) => col.label), ...(ratios ? [`${main.label} ÷ raw`, `${main.label} ÷ ioredisson`] : []), ...(floors ? [`${main.label} ÷ floor`] : []), 'notes'];
   const lines = [`### ${c.title}`, '', `| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];
   for (const r of c.rows) {
     const notes = [
@@ -283,9 +284,27 @@ function caseTable(c) {
       ...(r.errors.length ? [`errors in ${r.errors.length} rep(s): ${[...new Set(r.errors)].join('; ')}`] : []),
     ].join('; ');
     const cells = cols.map((col) => fmt(r.medians[col.key]));
-    lines.push(`| ${r.adapter === IO ? `**${r.name}**` : r.name} | ${cells.join(' | ')} | ${ratios ? `${times(r.vsRaw)} | ${times(r.vsIoredisson)} | ` : ''}${notes} |`);
+    const ratioCells = [...(ratios ? [r.vsRaw, r.vsIoredisson] : []), ...(floors ? [r.vsFloor] : [])].map((v) => `${times(v)} | `).join('');
+    lines.push(`| ${r.adapter === IO ? `**${r.name}**` : r.name} | ${cells.join(' | ')} | ${ratioCells}${notes} |`);
   }
   return lines.join('\n');
+}
+
+/**
+ * The library against its floors: one row per case and library adapter whose floor (the same kind's
+ * scripts on bare ioredis, bench/adapters/floor-*.mjs) ran in the same case; null when none did.
+ */
+function floorTable(results) {
+  const lines = ['| case | measure | library | floor | library ÷ floor |', '|---|---|---|---|---|'];
+  for (const c of results.cases) {
+    const main = c.columns.find((col) => col.main);
+    if (!main.better) continue;
+    for (const r of c.rows.filter((row) => Number.isFinite(row.vsFloor))) {
+      const floor = c.rows.find((row) => results.adapters.find((a) => a.id === row.adapter)?.floorOf === r.adapter);
+      lines.push(`| ${c.title} | ${main.label} (${main.better} is better) | ${r.name} ${fmt(r.medians[main.key])} | ${floor.name} ${fmt(floor.medians[main.key])} | ${times(r.vsFloor)} |`);
+    }
+  }
+  return lines.length > 2 ? lines.join('\n') : null;
 }
 
 function targetsTable(targets) {
@@ -340,6 +359,7 @@ export async function writeResults(results, outDir, fullRun) {
     '',
     summaryTable(results),
     '',
+    ...floorSection(results),
     '## Targets',
     '',
     targetsTable(results.targets),
@@ -368,6 +388,7 @@ export async function writeResults(results, outDir, fullRun) {
     '',
     summaryTable(results),
     '',
+    ...floorSection(results),
     `Targets met: ${results.targets.filter((t) => t.met).length} of ${results.targets.length}. ` +
       `Every table, the targets and the method: [bench/results/latest.md](${REPO_FILES}/blob/main/bench/results/latest.md).`,
     '',
@@ -378,6 +399,23 @@ export async function writeResults(results, outDir, fullRun) {
   ].join('\n');
   await put('README-section.md', section, fullRun ? new URL('../', outDir) : outDir);
   return files;
+}
+
+/** The floor table with its heading and reading, as lines; none when no floor ran. */
+function floorSection(results) {
+  const table = floorTable(results);
+  if (!table) return [];
+  return [
+    '### The library against its floors',
+    '',
+    'A floor is the kind\'s own scripts from lua/ driven by the least client that runs them correctly (bench/adapters/floor-*.mjs: ' +
+      'one shared subscriber, a waiter parked on its channel and retried on each message or when the returned TTL runs out, an explicit ' +
+      'lease; no watchdog, scopes, handles or events). Ratios are medians of per-rep pairs of the main figure: above 1 is faster ' +
+      'than the floor where higher is better, slower where lower is better.',
+    '',
+    table,
+    '',
+  ];
 }
 
 /** Which cases ran more, shorter reps than the rest, e.g. " (uncontended, many-locks: 9 shorter reps)". */

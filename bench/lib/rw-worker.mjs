@@ -1,34 +1,35 @@
 // Child process of the read-write scenario: one reader or the writer of one read/write lock.
-// Argv: role (reader|writer), direct url, proxy url, lock name, counter key.
+// Argv: adapter id, role (reader|writer), direct url, proxy url, lock name, counter key.
 // Protocol (IPC): child sends {ready}. Parent sends {until}: the child loops on the direct connection
 // until then and sends {result}. Parent sends {park}: one acquisition through the proxy; the child
 // sends {parked} once it waits, and {acquired} once it got the lock and gave it back. {exit} ends it.
 import Redis from 'ioredis';
-import { RedissonClient } from 'ioredisson';
 import { setImmediate as tick } from 'node:timers/promises';
+import { loadAdapter } from './adapters.mjs';
 import { countScripts, takeScriptCounts } from './script-counter.mjs';
-import { until } from './stats.mjs';
+import { sleep, until } from './stats.mjs';
 
-const [role, url, proxyUrl, name, counterKey] = process.argv.slice(2);
+const [adapterId, role, url, proxyUrl, name, counterKey] = process.argv.slice(2);
+const adapter = await loadAdapter(adapterId);
+if (adapter.error) throw new Error(adapter.error);
 const direct = new Redis(url);
-const viaProxy = new Redis(proxyUrl);
-const redisson = new RedissonClient(direct);
-const parkedClient = new RedissonClient(viaProxy);
-const lockOf = (client) => (role === 'writer' ? client.getReadWriteLock(name).writeLock() : client.getReadWriteLock(name).readLock());
+const lib = await adapter.setupReadWrite({ url });
+const parked = await adapter.setupReadWrite({ url: proxyUrl });
+/** Takes this child's side of the lock on `client`; resolves its release. */
+const take = (client) => (role === 'writer' ? client.write(name) : client.read(name));
 await direct.ping();
-await viaProxy.ping();
 process.send({ ready: true });
 
 process.on('message', async (msg) => {
   if (msg.exit) {
-    await Promise.race([Promise.all([redisson.shutdown(), parkedClient.shutdown()]), new Promise((r) => setTimeout(r, 500))]);
+    await Promise.race([Promise.all([lib.teardown(), parked.teardown()]), sleep(500)]);
+    direct.disconnect();
     process.exit(0);
   }
   if (msg.until) process.send({ result: await loop(msg.until) });
   if (msg.park) {
-    const lock = lockOf(parkedClient);
-    const acquired = lock.acquire().then((handle) => handle.release());
-    await until(() => parkedClient.diagnostics().waiters === 1, 10_000, 'the waiter to park', 5);
+    const acquired = take(parked).then((release) => release());
+    await until(() => parked.diagnostics().waiters === 1, 10_000, 'the waiter to park', 5);
     process.send({ parked: true });
     await acquired;
     process.send({ acquired: true });
@@ -41,7 +42,6 @@ process.on('message', async (msg) => {
  * in between; a change between the two means a writer got in while it held (a torn read).
  */
 async function loop(untilMs) {
-  const lock = lockOf(redisson);
   const waits = [];
   let torn = 0;
   let errors = 0;
@@ -49,9 +49,9 @@ async function loop(untilMs) {
   countScripts();
   while (Date.now() < untilMs) {
     const asked = performance.now();
-    let handle;
+    let release;
     try {
-      handle = await lock.acquire();
+      release = await take(lib);
     } catch {
       errors += 1;
       continue;
@@ -61,7 +61,7 @@ async function loop(untilMs) {
     await tick();
     if (role === 'writer') await direct.set(counterKey, Number(value ?? 0) + 1);
     else if ((await direct.get(counterKey)) !== value) torn += 1;
-    await handle.release();
+    await release();
   }
   const cpu = process.cpuUsage(cpuBefore);
   return { role, ops: waits.length, waits, torn, errors, scripts: takeScriptCounts(), cpuMs: (cpu.user + cpu.system) / 1000 };

@@ -3,20 +3,19 @@
 // Unlike commandstats (all clients, a total of EVALSHA and EVAL, a NOSCRIPT retry counted twice),
 // this tells an acquire attempt from an unlock. Off until `countScripts()`; cheap when on.
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import Redis from 'ioredis';
+import { luaSource } from './floor.mjs';
 
 const sha1 = (text) => createHash('sha1').update(text).digest('hex');
 
 /** SHA-1 → `kind/script` for every script in lua/, its includes resolved as the library resolves them. */
 const NAMES = new Map();
 const root = new URL('../../lua/', import.meta.url);
-const withIncludes = (text) =>
-  text.replace(/^--- @include "([\w-]+)"$/gm, (_line, name) => readFileSync(new URL(`includes/${name}.lua`, root), 'utf8').trimEnd());
 for (const dir of readdirSync(root)) {
   if (dir === 'includes') continue;
   for (const file of readdirSync(new URL(`${dir}/`, root))) {
-    if (file.endsWith('.lua')) NAMES.set(sha1(withIncludes(readFileSync(new URL(`${dir}/${file}`, root), 'utf8'))), `${dir}/${file.slice(0, -4)}`);
+    if (file.endsWith('.lua')) NAMES.set(sha1(luaSource(`${dir}/${file.slice(0, -4)}`)), `${dir}/${file.slice(0, -4)}`);
   }
 }
 

@@ -65,7 +65,7 @@ export default {
       // ioredisson's own scripts, by name, as its workers sent them: an update is one unlock script
       // call, and every acquire script call beyond one per update is a wasted attempt.
       // Retries: the attempts of an acquisition after its first (the wake-ups that had to try again).
-      ...(adapter.pkg === 'ioredisson'
+      ...(adapter.pkg === 'ioredisson' || adapter.floorOf // a floor runs the same scripts
         ? {
             acquireCalls: acquireCalls(scripts) / ops,
             retries: (acquireCalls(scripts) - summary.total) / ops,

@@ -1,8 +1,6 @@
 // 9. Count-down latch: 100 waiters in one process await a latch that another process counts down
 // to zero. How long after the last count-down do all of them return (p50 over rounds), against the
 // lock hand-off of the same run? And what do they cost while they wait (through the counting proxy)?
-import Redis from 'ioredis';
-import { RedissonClient } from 'ioredisson';
 import { forkWorker, stopAll } from '../lib/children.mjs';
 import { breakdown, total } from '../lib/proxy-client.mjs';
 import { commandStats, statsDelta } from '../lib/redis-info.mjs';
@@ -13,7 +11,7 @@ const NAME = 'bench:latch';
 export default {
   name: 'latch',
   title: 'Count-down latch',
-  takesPart: (adapter) => adapter.id === 'ioredisson',
+  takesPart: (adapter) => typeof adapter.setupLatch === 'function',
   cases: ({ quick, samples, waiters }) => {
     const n = waiters?.[0] ?? 100;
     const rounds = samples ?? (quick ? 10 : 30);
@@ -32,20 +30,18 @@ export default {
   ],
 
   async run(env, adapter, { waiters, rounds, idleMs }) {
-    const counter = forkWorker(new URL('../lib/latch-counter.mjs', import.meta.url), [env.url, NAME]);
-    const direct = new Redis(env.url);
-    const viaProxy = new Redis(env.proxy.url);
-    const client = new RedissonClient(direct);
-    const proxied = new RedissonClient(viaProxy);
+    const counter = forkWorker(new URL('../lib/latch-counter.mjs', import.meta.url), [adapter.id, env.url, NAME]);
+    const client = await adapter.setupLatch({ url: env.url });
+    const proxied = await adapter.setupLatch({ url: env.proxy.url });
     /** Parks `waiters` awaits on a latch of count 1; `opened` resolves their hrtime stamps once it opens. */
-    const park = async (redisson) => {
-      if (!(await redisson.getCountDownLatch(NAME).trySetCount(1))) throw new Error('latch left set');
-      const opened = Promise.all(Array.from({ length: waiters }, () => redisson.getCountDownLatch(NAME).await().then((ok) => {
+    const park = async (latches) => {
+      if (!(await latches.trySetCount(NAME, 1))) throw new Error('latch left set');
+      const opened = Promise.all(Array.from({ length: waiters }, () => latches.await(NAME).then((ok) => {
         if (!ok) throw new Error('await returned false');
         return process.hrtime.bigint();
       })));
       opened.catch(() => undefined);
-      await until(() => redisson.diagnostics().waiters === waiters, 10_000, 'the waiters to park', 5);
+      await until(() => latches.diagnostics().waiters === waiters, 10_000, 'the waiters to park', 5);
       return { opened }; // wrapped: an async function returning the promise itself would wait for it
     };
     try {
@@ -96,9 +92,7 @@ export default {
       };
     } finally {
       await stopAll([counter]);
-      await Promise.all([client.shutdown(), proxied.shutdown()]);
-      direct.disconnect();
-      viaProxy.disconnect();
+      await Promise.all([client.teardown(), proxied.teardown()]);
     }
   },
 };

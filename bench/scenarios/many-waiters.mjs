@@ -1,12 +1,12 @@
 // 5a. Many waiters over many locks in one process: subscriptions, connections, heap per waiter,
-// time to drain, and nothing left subscribed afterwards. Needs diagnostics(): ioredisson only.
+// time to drain, and nothing left subscribed afterwards. Needs diagnostics(): ioredisson and its RLock floor.
 import { channelCount, subscriberConnections } from '../lib/redis-info.mjs';
 import { settledHeap, until, withTimeout } from '../lib/stats.mjs';
 
 export default {
   name: 'many-waiters',
   title: 'Many waiters over many locks',
-  takesPart: (adapter) => adapter.id === 'ioredisson',
+  takesPart: (adapter) => adapter.id === 'ioredisson' || adapter.id === 'floor-rlock',
   cases: ({ quick, manyWaiters, manyLocks }) => {
     const waiters = manyWaiters ?? (quick ? 2_000 : 10_000);
     const locks = manyLocks ?? (quick ? 200 : 1_000);

@@ -2,9 +2,7 @@
 // The writer increments a counter under the write lock; readers read it twice under the read lock
 // and count a change in between (a torn read: the writer got in while they held). Then the same
 // processes park behind a held write lock, through the counting proxy: what waiting costs while
-// nothing happens, and what the drain costs. ioredisson only (no peer has a read/write lock).
-import Redis from 'ioredis';
-import { RedissonClient } from 'ioredisson';
+// nothing happens, and what the drain costs. ioredisson and its floor (no peer has a read/write lock).
 import { allNext, forkWorker, stopAll } from '../lib/children.mjs';
 import { breakdown, total } from '../lib/proxy-client.mjs';
 import { commandStats, statsDelta } from '../lib/redis-info.mjs';
@@ -18,7 +16,7 @@ const GRACE = 8_000;
 export default {
   name: 'read-write',
   title: 'Read/write lock across processes',
-  takesPart: (adapter) => adapter.id === 'ioredisson',
+  takesPart: (adapter) => typeof adapter.setupReadWrite === 'function',
   cases: ({ quick, duration, readers = 8 }) => {
     const ms = duration ?? (quick ? 1_000 : 2_000);
     const idleMs = quick ? 1_000 : 3_000;
@@ -44,9 +42,8 @@ export default {
   async run(env, adapter, { readers, ms, idleMs }) {
     const script = new URL('../lib/rw-worker.mjs', import.meta.url);
     const roles = ['writer', ...Array(readers).fill('reader')];
-    const children = roles.map((role) => forkWorker(script, [role, env.url, env.proxy.url, LOCK, COUNTER]));
-    const redis = new Redis(env.url);
-    const holder = new RedissonClient(redis);
+    const children = roles.map((role) => forkWorker(script, [adapter.id, role, env.url, env.proxy.url, LOCK, COUNTER]));
+    const holder = await adapter.setupReadWrite({ url: env.url });
     try {
       await allNext(children, 'worker start-up', 20_000);
 
@@ -63,7 +60,7 @@ export default {
       const scripts = addCounts(results.map((r) => r.scripts));
 
       // Idle: the parent holds the write lock; every worker parks once, through the proxy.
-      const hold = await holder.getReadWriteLock(LOCK).writeLock().acquire();
+      const release = await holder.write(LOCK);
       for (const child of children) child.send({ park: true });
       await allNext(children, 'the waiters to park', 15_000);
       await sleep(300);
@@ -75,7 +72,7 @@ export default {
       const idleRedis = total(statsDelta(stats0, await commandStats(env.admin)));
       const idleClient = total(await env.proxy.take());
       const t1 = performance.now();
-      await hold.release();
+      await release();
       await allNext(children, 'the drain', 15_000);
       const drainMs = performance.now() - t1;
       const drainCounts = await env.proxy.take();
@@ -100,8 +97,7 @@ export default {
       };
     } finally {
       await stopAll(children);
-      await holder.shutdown();
-      redis.disconnect();
+      await holder.teardown();
     }
   },
 };

@@ -69,7 +69,8 @@ const setups = {
 export default {
   name: 'redlock',
   title: 'RedLock over 5 servers / MultiLock over 3 keys',
-  takesPart: (adapter) => PEERS.includes(adapter.id),
+  // The RedLock floor (bench/adapters/floor-redlock.mjs) runs the RedLock case only.
+  takesPart: (adapter, spec) => PEERS.includes(adapter.id) || (typeof adapter.setupRedLock === 'function' && spec.id === 'uncontended-5'),
   splitReps: 3,
   cases: ({ quick, cycles, waiters }) => [
     { id: 'uncontended-5', label: 'RedLock, 5 servers, one caller, one key', cycles: cycles ?? (quick ? 300 : 1_000) },
@@ -90,7 +91,7 @@ export default {
 async function uncontended(adapter, { cycles }) {
   const urls = (await fiveServers()).map((server) => server.url);
   const admins = urls.map((url) => new Redis(url));
-  const lib = await setups[adapter.id](urls);
+  const lib = await (adapter.setupRedLock ?? setups[adapter.id])(urls);
   const key = 'bench:redlock';
   try {
     await Promise.all(admins.map((admin) => admin.flushall()));

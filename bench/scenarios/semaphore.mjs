@@ -82,7 +82,7 @@ export default {
         peakHolders: Math.max(...loops.map((w) => w.peak)),
         fairness: Math.max(...counts) > 0 ? Math.min(...counts) / Math.max(...counts) : 0,
         ...latency(loops.flatMap((w) => w.waits)),
-        ...(adapter.pkg === 'ioredisson' ? { acquireCalls: acquireCalls(scripts) / Math.max(1, ops) } : {}),
+        ...(adapter.pkg === 'ioredisson' || adapter.floorOf ? { acquireCalls: acquireCalls(scripts) / Math.max(1, ops) } : {}),
         clientCpu: (results.reduce((n, r) => n + r.cpuMs, 0) * 1000) / Math.max(1, ops),
         errors: loops.reduce((n, w) => n + w.errors, 0),
         idleCmdsPerSec: idleRedis / seconds,

@@ -9,7 +9,7 @@ const PROBE_DELAY = 10;
 export default {
   name: 'uncontended',
   title: 'Uncontended lock + unlock',
-  takesPart: () => true,
+  takesPart: (adapter) => typeof adapter.setup === 'function',
   // Three short reps per rep: the rate ratio is a target, and short runs pair up closer in time.
   splitReps: 3,
   cases: ({ quick, cycles }) => [{ id: 'single', label: 'one caller, one key', cycles: cycles ?? (quick ? 500 : 1_000) }],
