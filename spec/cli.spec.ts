@@ -31,7 +31,10 @@ describe('inspect', () => {
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^order:42: lock \(RLock/);
     expect(text.stdout).toMatch(new RegExp(`owner +${JAVA} thread 57: holds 2`));
-    expect(text.stdout).toMatch(/held, lease (29|30)\.\d s left/);
+    // The CLI starts a Node process after the PEXPIRE: on a loaded machine that takes seconds.
+    const left = Number(/held, lease (\d+\.\d) s left/.exec(text.stdout)?.[1]);
+    expect(left).toBeGreaterThan(10);
+    expect(left).toBeLessThanOrEqual(30);
     expect(text.stdout).toMatch(/channel +redisson_lock__channel:\{order:42\} \(0 listening\)/);
     const report = await json('inspect', 'order:42');
     expect(report).toMatchObject({ name: 'order:42', kind: 'lock', exists: true, owners: [{ clientId: JAVA, threadId: '57', holds: 2 }] });
