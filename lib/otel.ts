@@ -18,7 +18,10 @@ import { version } from '../package.json';
 import type { ClientDiagnostics } from './client';
 import type { RedissonEvents } from './events';
 
-/** The instrumentation scope's name: the meter's and the tracer's. */
+/**
+ * The instrumentation scope's name: the meter's and the tracer's (their version is the library's).
+ * @category OpenTelemetry
+ */
 export const INSTRUMENTATION_NAME = 'ioredisson';
 
 /**
