@@ -73,17 +73,22 @@ const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.
  * Every instrumented client that reports to a meter provider: one waiters callback per provider sums
  * them, since two callbacks observing the same attributes would overwrite each other.
  */
-const waiterSources = new WeakMap<MeterProvider, { clients: Set<{ client: InstrumentableClient }>; stop: () => void }>();
+const waiterSources = new WeakMap<
+  MeterProvider,
+  { clients: Set<{ client: InstrumentableClient }>; stop: () => void }
+>();
 
 /** Observes the waiters of `client` through `provider`'s `ioredisson.lock.waiters`; returns the undo. */
 function observeWaiters(provider: MeterProvider, client: InstrumentableClient): () => void {
   let source = waiterSources.get(provider);
   if (!source) {
     const clients = new Set<{ client: InstrumentableClient }>();
-    const waiters = provider.getMeter(INSTRUMENTATION_NAME, version).createObservableUpDownCounter('ioredisson.lock.waiters', {
-      description: 'Acquisitions parked on a channel, waiting for a release message.',
-      unit: '{waiter}',
-    });
+    const waiters = provider
+      .getMeter(INSTRUMENTATION_NAME, version)
+      .createObservableUpDownCounter('ioredisson.lock.waiters', {
+        description: 'Acquisitions parked on a channel, waiting for a release message.',
+        unit: '{waiter}',
+      });
     const callback = (result: ObservableResult): void => {
       let sum = 0;
       for (const { client } of clients) sum += client.diagnostics().waiters;
@@ -147,7 +152,10 @@ export function instrument(redisson: InstrumentableClient, options: InstrumentOp
     unit: 's',
     advice,
   });
-  const attempts = meter.createCounter('ioredisson.lock.attempts', { description: 'Acquire attempts sent.', unit: '{attempt}' });
+  const attempts = meter.createCounter('ioredisson.lock.attempts', {
+    description: 'Acquire attempts sent.',
+    unit: '{attempt}',
+  });
   const timeouts = meter.createCounter('ioredisson.lock.timeouts', {
     description: 'Acquisitions whose wait ran out.',
     unit: '{timeout}',
@@ -173,7 +181,11 @@ export function instrument(redisson: InstrumentableClient, options: InstrumentOp
     const span = tracer.startSpan(`acquire ${event.kind}`, {
       kind: SpanKind.INTERNAL,
       startTime: now - event.waitMs,
-      attributes: { ...attributes, 'ioredisson.lock.attempts': event.attempts, 'ioredisson.lock.wake_ups': event.wakeUps },
+      attributes: {
+        ...attributes,
+        'ioredisson.lock.attempts': event.attempts,
+        'ioredisson.lock.wake_ups': event.wakeUps,
+      },
     });
     if (failed) span.setStatus({ code: SpanStatusCode.ERROR, message: outcome });
     span.end(now);

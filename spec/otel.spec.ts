@@ -8,7 +8,12 @@ import {
   type Histogram,
   type MetricData,
 } from '@opentelemetry/sdk-metrics';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { instrument } from '../lib/otel';
 import { delay, useRedis } from './helpers/fixture';
 import { eventually } from './helpers/redis-server';
@@ -47,16 +52,21 @@ function telemetry(): {
 
 /** The data points of the metric named `name`, with their attributes as given. */
 function points(metrics: MetricData[], name: string): DataPoint<unknown>[] {
-  return metrics.filter((metric) => metric.descriptor.name === name).flatMap((metric) => metric.dataPoints as DataPoint<unknown>[]);
+  return metrics
+    .filter((metric) => metric.descriptor.name === name)
+    .flatMap((metric) => metric.dataPoints as DataPoint<unknown>[]);
 }
 
 /** The point of `name` whose attributes are exactly `attributes`, or undefined. */
 function point<T>(metrics: MetricData[], name: string, attributes: Attributes): T | undefined {
-  const found = points(metrics, name).find((p) => JSON.stringify(sorted(p.attributes)) === JSON.stringify(sorted(attributes)));
+  const found = points(metrics, name).find(
+    (p) => JSON.stringify(sorted(p.attributes)) === JSON.stringify(sorted(attributes)),
+  );
   return found?.value as T | undefined;
 }
 
-const sorted = (attributes: Attributes): [string, unknown][] => Object.entries(attributes).sort(([a], [b]) => a.localeCompare(b));
+const sorted = (attributes: Attributes): [string, unknown][] =>
+  Object.entries(attributes).sort(([a], [b]) => a.localeCompare(b));
 
 const LOCK = { 'ioredisson.lock.kind': 'lock' };
 const FAIR = { 'ioredisson.lock.kind': 'fair-lock' };
@@ -66,7 +76,10 @@ describe('ioredisson/otel', () => {
     const otel = telemetry();
     const redisson = client({ lockWatchdogTimeout: 600 });
     const other = client();
-    const uninstrument = instrument(redisson, { meterProvider: otel.meterProvider, tracerProvider: otel.tracerProvider });
+    const uninstrument = instrument(redisson, {
+      meterProvider: otel.meterProvider,
+      tracerProvider: otel.tracerProvider,
+    });
     try {
       // A wait: `other` holds, the instrumented client parks, then is woken by the release.
       const held = await other.getLock('otel:busy').acquire({ leaseTime: 30_000 });
@@ -117,7 +130,8 @@ describe('ioredisson/otel', () => {
         'ioredisson.lock.lost_holds': '{hold}',
         'ioredisson.lock.waiters': '{waiter}',
       });
-      for (const metric of metrics) for (const p of metric.dataPoints) expect(p.attributes).not.toHaveProperty('ioredisson.lock.name');
+      for (const metric of metrics)
+        for (const p of metric.dataPoints) expect(p.attributes).not.toHaveProperty('ioredisson.lock.name');
 
       // A span per acquisition, started when the call was made.
       const spans = otel.spans().map((span) => ({
@@ -156,7 +170,10 @@ describe('ioredisson/otel', () => {
       await redisson.getSpinLock('otel:named').using(() => delay(20));
       const metrics = await otel.read();
       const named = { 'ioredisson.lock.kind': 'spin-lock', 'ioredisson.lock.name': 'otel:named' };
-      expect(point<Histogram>(metrics, 'ioredisson.lock.wait.duration', { ...named, 'ioredisson.lock.outcome': 'acquired' })?.count).toBe(1);
+      expect(
+        point<Histogram>(metrics, 'ioredisson.lock.wait.duration', { ...named, 'ioredisson.lock.outcome': 'acquired' })
+          ?.count,
+      ).toBe(1);
       expect(point<Histogram>(metrics, 'ioredisson.lock.hold.duration', named)?.count).toBe(1);
       expect(otel.spans().map((span) => span.attributes['ioredisson.lock.name'])).toEqual(['otel:named']);
     } finally {
@@ -169,11 +186,16 @@ describe('ioredisson/otel', () => {
     const otel = telemetry();
     const redisson = client();
     const other = client();
-    const uninstrument = instrument(redisson, { meterProvider: otel.meterProvider, tracerProvider: otel.tracerProvider });
+    const uninstrument = instrument(redisson, {
+      meterProvider: otel.meterProvider,
+      tracerProvider: otel.tracerProvider,
+    });
     try {
       await redisson.getLock('otel:before').using(() => undefined);
       const before = await otel.read();
-      expect(point<number>(before, 'ioredisson.lock.attempts', { ...LOCK, 'ioredisson.lock.outcome': 'acquired' })).toBe(1);
+      expect(
+        point<number>(before, 'ioredisson.lock.attempts', { ...LOCK, 'ioredisson.lock.outcome': 'acquired' }),
+      ).toBe(1);
       uninstrument();
       uninstrument();
       await redisson.getLock('otel:after').using(() => undefined);
@@ -184,7 +206,9 @@ describe('ioredisson/otel', () => {
       const waiting = redisson.getLock('otel:parked').acquire({ waitTime: 20_000 });
       await eventually(() => redisson.diagnostics().waiters === 1, 10_000, 'a parked waiter');
       const after = await otel.read();
-      expect(point<number>(after, 'ioredisson.lock.attempts', { ...LOCK, 'ioredisson.lock.outcome': 'acquired' })).toBe(1);
+      expect(point<number>(after, 'ioredisson.lock.attempts', { ...LOCK, 'ioredisson.lock.outcome': 'acquired' })).toBe(
+        1,
+      );
       expect(point<Histogram>(after, 'ioredisson.lock.hold.duration', LOCK)?.count).toBe(1);
       expect(point<number>(after, 'ioredisson.lock.waiters', {})).not.toBe(1);
       expect(otel.spans()).toHaveLength(1);
@@ -201,9 +225,17 @@ describe('ioredisson/otel', () => {
     const [a, b, holder] = [client(), client(), client()];
     const stops = [a, b].map((redisson) => instrument(redisson, { meterProvider: otel.meterProvider }));
     try {
-      const held = await holder.getMultiLock(holder.getLock('otel:a'), holder.getLock('otel:b')).acquire({ leaseTime: 30_000 });
-      const waits = [a, b].map((redisson, i) => redisson.getLock(i === 0 ? 'otel:a' : 'otel:b').acquire({ waitTime: 20_000 }));
-      await eventually(() => a.diagnostics().waiters === 1 && b.diagnostics().waiters === 1, 10_000, 'two parked waiters');
+      const held = await holder
+        .getMultiLock(holder.getLock('otel:a'), holder.getLock('otel:b'))
+        .acquire({ leaseTime: 30_000 });
+      const waits = [a, b].map((redisson, i) =>
+        redisson.getLock(i === 0 ? 'otel:a' : 'otel:b').acquire({ waitTime: 20_000 }),
+      );
+      await eventually(
+        () => a.diagnostics().waiters === 1 && b.diagnostics().waiters === 1,
+        10_000,
+        'two parked waiters',
+      );
       expect(point<number>(await otel.read(), 'ioredisson.lock.waiters', {})).toBe(2);
       stops[0]!();
       expect(point<number>(await otel.read(), 'ioredisson.lock.waiters', {})).toBe(1);
