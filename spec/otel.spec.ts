@@ -1,4 +1,5 @@
-import type { Attributes } from '@opentelemetry/api';
+import { context, type Attributes } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
   AggregationTemporality,
   InMemoryMetricExporter,
@@ -154,6 +155,33 @@ describe('ioredisson/otel', () => {
       for (const span of spans) expect(span.attributes).not.toHaveProperty('ioredisson.lock.name');
     } finally {
       uninstrument();
+      await otel.stop();
+    }
+  });
+
+  it("puts an acquisition's span under the caller's active span, also when a release message woke it", async () => {
+    const otel = telemetry();
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    const redisson = client();
+    const other = client();
+    const uninstrument = instrument(redisson, { tracerProvider: otel.tracerProvider });
+    try {
+      const tracer = otel.tracerProvider.getTracer('spec');
+      const held = await other.getLock('otel:parent').acquire({ leaseTime: 30_000 });
+      const request = tracer.startActiveSpan('request', async (span) => {
+        await (await redisson.getLock('otel:parent').acquire({ waitTime: 20_000 })).release();
+        span.end();
+        return span.spanContext().spanId;
+      });
+      await eventually(() => redisson.diagnostics().waiters === 1, 10_000, 'a parked waiter');
+      await held.release();
+      const parentId = await request;
+      const acquire = otel.spans().find((span) => span.name === 'acquire lock')!;
+      expect(acquire.attributes['ioredisson.lock.wake_ups']).toBe(1);
+      expect(acquire.parentSpanContext?.spanId).toBe(parentId);
+    } finally {
+      uninstrument();
+      context.disable();
       await otel.stop();
     }
   });
