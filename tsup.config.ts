@@ -13,6 +13,16 @@ export default defineConfig([
     loader: { '.lua': 'text' },
   },
   {
+    // `ioredisson/otel`: apart from the core entry, so that only it imports @opentelemetry/api (an
+    // optional peer dependency, left external) and the core bundle stays as it is.
+    entry: { otel: 'lib/otel.ts' },
+    format: ['cjs', 'esm'],
+    dts: { compilerOptions: { stripInternal: true } },
+    clean: false,
+    sourcemap: true,
+    target: 'node20',
+  },
+  {
     // The `ioredisson` command (package.json `bin`): one CommonJS file, its shebang kept from the source.
     entry: { cli: 'lib/cli/main.ts' },
     format: ['cjs'],

@@ -38,16 +38,21 @@ export async function runOk(file: string, args: readonly string[], options: { cw
 }
 
 /** Links `node_modules/<name>` of `dir` to the repository's copy (peer dependencies, @types/node). */
-async function linkFromRepo(dir: string, name: string): Promise<void> {
+export async function linkFromRepo(dir: string, name: string): Promise<void> {
   const target = join(dir, 'node_modules', name);
   await mkdir(dirname(target), { recursive: true });
   if (!existsSync(target)) await symlink(join(ROOT, 'node_modules', name), target, 'dir');
 }
 
+/** The OpenTelemetry packages of the guide's snippets: the API (the optional peer) and the SDKs. */
+const OTEL_PACKAGES = ['@opentelemetry/api', '@opentelemetry/sdk-metrics', '@opentelemetry/sdk-trace-base'];
+
 /**
  * A scratch project that depends on ioredisson: either installed from a packed tarball (with npm,
  * offline from the local cache when it can) or linked to the repository (its built `dist/`). The
- * peer dependency ioredis and @types/node are links to the repository's node_modules.
+ * peer dependency ioredis and @types/node are links to the repository's node_modules; a linked one
+ * also gets the OpenTelemetry API and SDK the guides' snippets use (a tarball's consumer has only the
+ * required peer: the optional @opentelemetry/api is linked by the test that wants it).
  */
 export async function makeConsumer(source: { tarball: string } | 'link'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), 'ioredisson-consumer-'));
@@ -62,6 +67,7 @@ export async function makeConsumer(source: { tarball: string } | 'link'): Promis
   }
   await linkFromRepo(dir, 'ioredis');
   await linkFromRepo(dir, '@types/node');
+  if (source === 'link') for (const name of OTEL_PACKAGES) await linkFromRepo(dir, name);
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { makeConsumer, ROOT, runOk, STRICT_NODENEXT, typecheck } from '../helpers/consumer';
+import { linkFromRepo, makeConsumer, ROOT, run, runOk, STRICT_NODENEXT, typecheck } from '../helpers/consumer';
 import { startRedis, type TestRedis } from '../helpers/redis-server';
 
 // Packs the library as `npm publish` would and uses the tarball the way users will: from a CommonJS
@@ -48,7 +48,8 @@ describe('npm pack', () => {
   it('ships only what runs: dist, the README, the CHANGELOG, the LICENSE and package.json', () => {
     const paths = packed.files.map((f) => f.path).sort();
     for (const path of paths) expect(path).toMatch(/^(dist\/[^/]+|README\.md|CHANGELOG\.md|LICENSE|package\.json)$/);
-    for (const needed of ['LICENSE', 'README.md', 'CHANGELOG.md', 'dist/index.js', 'dist/index.mjs', 'dist/index.d.ts', 'dist/index.d.mts']) {
+    const entries = ['index', 'otel'].flatMap((entry) => ['js', 'mjs', 'd.ts', 'd.mts'].map((ext) => `dist/${entry}.${ext}`));
+    for (const needed of ['LICENSE', 'README.md', 'CHANGELOG.md', ...entries]) {
       expect(paths).toContain(needed);
     }
     for (const bin of Object.values(pkg.bin ?? {})) expect(paths).toContain(bin.replace(/^\.\//, ''));
@@ -146,5 +147,76 @@ export async function main(): Promise<number> {
     const result = await typecheck(consumer.dir, ['broken.mts'], { ...STRICT_NODENEXT, skipLibCheck: true });
     expect(result.code).not.toBe(0);
     expect(result.stdout).toMatch(/TS2322/);
+  });
+});
+
+/** Takes a lock with `instrument` on, through the OpenTelemetry API's global (no-op) providers. */
+const otelProgram = `const redis = new Redis(process.env.REDIS_URL);
+const redisson = new RedissonClient(redis);
+const uninstrument = instrument(redisson, { lockNameAttribute: true });
+await redisson.getLock('packaging:otel').using(() => undefined);
+uninstrument();
+await redisson.shutdown();
+redis.disconnect();
+console.log(JSON.stringify({ instrument: typeof instrument, uninstrument: typeof uninstrument }));
+`;
+
+describe('ioredisson/otel from the packed tarball', () => {
+  const env = (): NodeJS.ProcessEnv => ({ ...process.env, REDIS_URL: redis.url });
+  const expected = { instrument: 'function', uninstrument: 'function' };
+
+  beforeAll(async () => {
+    // The optional peer is not installed with the package: the core entry above ran without it.
+    const missing = await run(process.execPath, ['-e', "require('@opentelemetry/api')"], { cwd: consumer.dir });
+    expect(missing.code).not.toBe(0);
+    await linkFromRepo(consumer.dir, '@opentelemetry/api');
+  });
+
+  it('never loads @opentelemetry/api from the core entry, nor names it in its files', async () => {
+    const loaded = await runOk(
+      process.execPath,
+      ['-e', "require('ioredisson'); console.log(JSON.stringify(Object.keys(require.cache).filter((f) => f.includes('opentelemetry'))))"],
+      { cwd: consumer.dir },
+    );
+    expect(JSON.parse(loaded)).toEqual([]);
+    const dist = join(consumer.dir, 'node_modules', 'ioredisson', 'dist');
+    for (const file of ['index.js', 'index.mjs', 'index.d.ts', 'index.d.mts', 'cli.js']) {
+      expect({ file, text: await readFile(join(dist, file), 'utf8') }).not.toMatchObject({ text: expect.stringContaining('opentelemetry') });
+    }
+  });
+
+  it('works from a CommonJS consumer', async () => {
+    const source = `const { Redis } = require('ioredis');\nconst { RedissonClient } = require('ioredisson');\nconst { instrument } = require('ioredisson/otel');\n${otelProgram}`;
+    await writeFile(join(consumer.dir, 'otel.cjs'), `(async () => {\n${source}\n})().catch((e) => { console.error(e); process.exit(1); });\n`);
+    expect(JSON.parse(await runOk(process.execPath, ['otel.cjs'], { cwd: consumer.dir, env: env() }))).toEqual(expected);
+    const resolved = await runOk(process.execPath, ['-p', "require.resolve('ioredisson/otel')"], { cwd: consumer.dir });
+    expect(resolved.trim()).toMatch(/dist[\\/]otel\.js$/);
+  });
+
+  it('works from an ES module consumer', async () => {
+    const source = `import { Redis } from 'ioredis';\nimport { RedissonClient } from 'ioredisson';\nimport { instrument } from 'ioredisson/otel';\n${otelProgram}`;
+    await writeFile(join(consumer.dir, 'otel.mjs'), source);
+    expect(JSON.parse(await runOk(process.execPath, ['otel.mjs'], { cwd: consumer.dir, env: env() }))).toEqual(expected);
+    const resolved = await runOk(process.execPath, ['--input-type=module', '-e', "console.log(import.meta.resolve('ioredisson/otel'))"], { cwd: consumer.dir });
+    expect(resolved.trim()).toMatch(/dist\/otel\.mjs$/);
+  });
+
+  it('type-checks in a strict nodenext consumer, as ESM and as CommonJS: a RedissonClient is instrumentable', async () => {
+    const body = `import { Redis } from 'ioredis';
+import { metrics, trace } from '@opentelemetry/api';
+import { RedissonClient } from 'ioredisson';
+import { instrument, type InstrumentOptions, type Uninstrument } from 'ioredisson/otel';
+
+export function main(): Uninstrument {
+  const redisson = new RedissonClient(new Redis());
+  const options: InstrumentOptions = { meterProvider: metrics.getMeterProvider(), tracerProvider: trace.getTracerProvider(), lockNameAttribute: false };
+  return instrument(redisson, options);
+}
+`;
+    await writeFile(join(consumer.dir, 'otel-consumer.mts'), body);
+    await writeFile(join(consumer.dir, 'otel-consumer.cts'), body);
+    const result = await typecheck(consumer.dir, ['otel-consumer.mts', 'otel-consumer.cts']);
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.code).toBe(0);
   });
 });
