@@ -57,7 +57,14 @@ describe('RFasterMultiLock (getMultiLock(group, values))', () => {
     const mary = valueField('Mary_002');
     const hash = await admin().hgetall('class_100');
     expect(Object.keys(hash).sort()).toEqual(
-      [jack, mary, `${jack}:${owner}:expire_time`, `${jack}:${owner}:lock_count`, `${mary}:${owner}:expire_time`, `${mary}:${owner}:lock_count`].sort(),
+      [
+        jack,
+        mary,
+        `${jack}:${owner}:expire_time`,
+        `${jack}:${owner}:lock_count`,
+        `${mary}:${owner}:expire_time`,
+        `${mary}:${owner}:lock_count`,
+      ].sort(),
     );
     expect(hash[jack]).toBe(owner);
     expect(hash[`${mary}:${owner}:lock_count`]).toBe('1');
@@ -94,7 +101,9 @@ describe('RFasterMultiLock (getMultiLock(group, values))', () => {
   it('releases nothing when the owner lacks one value of the set', async () => {
     const redisson = client();
     await redisson.getMultiLock('g', ['a']).lock({ threadId: 4 });
-    await expect(redisson.getMultiLock('g', ['a', 'b']).unlock({ threadId: 4 })).rejects.toBeInstanceOf(LockNotHeldError);
+    await expect(redisson.getMultiLock('g', ['a', 'b']).unlock({ threadId: 4 })).rejects.toBeInstanceOf(
+      LockNotHeldError,
+    );
     expect(await redisson.getMultiLock('g', ['a']).isHeldByThread(4)).toBe(true);
   });
 
@@ -103,7 +112,11 @@ describe('RFasterMultiLock (getMultiLock(group, values))', () => {
     const holder = await redisson.getMultiLock('g', ['a', 'b']).acquire();
     const other = client();
     const waiting = other.getMultiLock('g', ['b', 'c']).acquire({ waitTime: 20_000 });
-    await eventually(async () => (await admin().pubsub('NUMSUB', 'redisson_lock__channel:{g}'))[1] === 1, 5_000, 'the waiter subscribed');
+    await eventually(
+      async () => (await admin().pubsub('NUMSUB', 'redisson_lock__channel:{g}'))[1] === 1,
+      5_000,
+      'the waiter subscribed',
+    );
     const before = await commandCounts(admin());
     const releasedAt = Date.now();
     await holder.release();
@@ -118,7 +131,10 @@ describe('RFasterMultiLock (getMultiLock(group, values))', () => {
     const redisson = client({ lockWatchdogTimeout: 1_000 });
     const handle = await redisson.getMultiLock('g', ['a', 'b', 'c']).acquire({ threadId: 5 });
     const owner = `${redisson.id}:5`;
-    const expiries = async () => Promise.all(['a', 'b', 'c'].map(async (v) => Number(await admin().hget('g', `${valueField(v)}:${owner}:expire_time`))));
+    const expiries = async () =>
+      Promise.all(
+        ['a', 'b', 'c'].map(async (v) => Number(await admin().hget('g', `${valueField(v)}:${owner}:expire_time`))),
+      );
     const first = await expiries();
     await delay(2_500);
     const later = await expiries();
@@ -150,7 +166,7 @@ describe('RFasterMultiLock (getMultiLock(group, values))', () => {
     const kept = await redisson.getMultiLock('g', ['c']).acquire();
     expect(await client().getMultiLock('g', ['b', 'a']).forceUnlock()).toBe(true);
     expect(await client().getMultiLock('g', ['a', 'b']).isLocked()).toBe(false);
-    await eventually(async () => handle.signal.aborted, 5_000, 'the holder lost its values');
+    await eventually(() => handle.signal.aborted, 5_000, 'the holder lost its values');
     expect(handle.signal.reason).toBeInstanceOf(LockLostError);
     expect(kept.signal.aborted).toBe(false);
     await kept.release();

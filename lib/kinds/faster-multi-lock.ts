@@ -45,18 +45,21 @@ export function valueField(value: MultiLockValue): string {
  * @throws {InvalidArgumentError} for no values, a value twice, or a value without a known encoding.
  */
 export function valueFields(values: readonly MultiLockValue[]): string[] {
-  if (!Array.isArray(values)) throw new InvalidArgumentError('getMultiLock(group, values): values must be an array');
+  const given: unknown = values;
+  if (!Array.isArray(given)) throw new InvalidArgumentError('getMultiLock(group, values): values must be an array');
   if (values.length === 0) throw new InvalidArgumentError('getMultiLock(group, values): values must not be empty');
   const fields = new Map<string, MultiLockValue>();
   for (const value of values) {
     const field = valueField(value);
-    if (fields.has(field)) throw new InvalidArgumentError(`getMultiLock(group, values): the value ${shown(value)} is given twice`);
+    if (fields.has(field))
+      throw new InvalidArgumentError(`getMultiLock(group, values): the value ${shown(value)} is given twice`);
     fields.set(field, value);
   }
   return [...fields.keys()].sort();
 }
 
-const shown = (value: MultiLockValue): string => (typeof value === 'string' ? JSON.stringify(value) : typeof value === 'bigint' ? `${value}n` : String(value));
+const shown = (value: MultiLockValue): string =>
+  typeof value === 'string' ? JSON.stringify(value) : typeof value === 'bigint' ? `${value}n` : String(value);
 
 /** Holders whose expiry has not passed (an expired holder no longer excludes anyone). */
 async function liveHolders({ ctx, name }: LockTarget, fields: readonly string[]): Promise<Array<ValueHolder | null>> {
@@ -68,15 +71,20 @@ async function liveHolders({ ctx, name }: LockTarget, fields: readonly string[])
 /** The record of a group multi-lock over `fields`: every verb acts on all of them at once. */
 function groupValuesKind(fields: readonly string[]): LockKind {
   const of = ({ name }: LockTarget): GroupValues => ({ group: name, fields });
-  const heldBy = (holders: ReadonlyArray<ValueHolder | null>, owner: string) => holders.every((holder) => holder?.owner === owner);
+  const heldBy = (holders: ReadonlyArray<ValueHolder | null>, owner: string) =>
+    holders.every((holder) => holder?.owner === owner);
   return {
     kind: 'faster-multi-lock',
     holds: GROUP_VALUES,
     part: fields.join(FIELD_SEPARATOR),
-    attempt: (lock, { owner, leaseTime, believedHolds }) => acquireValues(lock.ctx.scripts, of(lock), owner, leaseTime, believedHolds),
+    attempt: (lock, { owner, leaseTime, believedHolds }) =>
+      acquireValues(lock.ctx.scripts, of(lock), owner, leaseTime, believedHolds),
     trim: (lock, owner, holdsBefore) => trimValues(lock.ctx.scripts, of(lock), owner, holdsBefore),
     release: (lock, owner, leaseTime) => unlockValues(lock.ctx.scripts, of(lock), owner, leaseTime, newRequestId()),
-    forceRelease: async (lock) => ({ existed: (await forceUnlockValues(lock.ctx.scripts, of(lock))) > 0, lost: [GROUP_VALUES] }),
+    forceRelease: async (lock) => ({
+      existed: (await forceUnlockValues(lock.ctx.scripts, of(lock))) > 0,
+      lost: [GROUP_VALUES],
+    }),
     isLocked: async (lock) => (await liveHolders(lock, fields)).some((holder) => holder !== null),
     isHeldBy: async (lock, owner) => heldBy(await liveHolders(lock, fields), owner),
     holdCount: async (lock, owner) => {

@@ -54,7 +54,11 @@ describeInterop('interop: group multi-lock (getMultiLock(group, values)) across 
     const redisson = client({ lockWatchdogTimeout: WATCHDOG });
     const node = redisson.getMultiLock(group, ['b', 'c']);
     const acquired = node.tryLock({ threadId: 1, waitTime: 25_000 });
-    await eventually(async () => (await subscriberCount(admin(), channelOf(group))) === 1, 10_000, 'the Node subscription');
+    await eventually(
+      async () => (await subscriberCount(admin(), channelOf(group))) === 1,
+      10_000,
+      'the Node subscription',
+    );
     expect(await samplesHolding(group, 'c')).toBe(0);
     // Value by value: Node takes a disjoint set at once.
     expect(await redisson.getMultiLock(group, ['d']).tryLock({ threadId: 2 })).toBe(true);
@@ -77,7 +81,11 @@ describeInterop('interop: group multi-lock (getMultiLock(group, values)) across 
     await node.lock({ threadId: 1, leaseTime: LEASE });
     const java = javaGroupLock(group, ['b', 'c']);
     const acquired = java.tryLock(25_000);
-    await eventually(async () => (await subscriberCount(admin(), channelOf(group))) === 1, 10_000, 'the Java subscription');
+    await eventually(
+      async () => (await subscriberCount(admin(), channelOf(group))) === 1,
+      10_000,
+      'the Java subscription',
+    );
     expect(await samplesHolding(group, 'c')).toBe(0);
 
     const unlockedAt = performance.now();

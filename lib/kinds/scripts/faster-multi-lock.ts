@@ -51,7 +51,10 @@ export function acquireValues(
   leaseTime: number,
   holdsBefore: number,
 ): Promise<number | null> {
-  const write = acquireWrite((reply) => reply === null, () => trimValues(runner, { group, fields }, owner, holdsBefore));
+  const write = acquireWrite(
+    (reply) => reply === null,
+    () => trimValues(runner, { group, fields }, owner, holdsBefore),
+  );
   return runner.run(ACQUIRE, [group], [leaseTime, Date.now(), owner, ...fields], write).then(toIntegerOrNull);
 }
 
@@ -59,9 +62,18 @@ export function acquireValues(
  * Brings the owner's count on each value back down to `holdsBefore`, freeing the values it then
  * holds no more; resolves how many values it changed. Sent as text: it runs after failures.
  */
-export async function trimValues(runner: ScriptRunner, { group, fields }: GroupValues, owner: string, holdsBefore: number): Promise<number> {
+export async function trimValues(
+  runner: ScriptRunner,
+  { group, fields }: GroupValues,
+  owner: string,
+  holdsBefore: number,
+): Promise<number> {
   const publish = await runner.topology.publish.ready;
-  const reply = await runner.runText(TRIM, [group, lockChannel(group)], [owner, holdsBefore, UNLOCK_MESSAGE, publish, ...fields]);
+  const reply = await runner.runText(
+    TRIM,
+    [group, lockChannel(group)],
+    [owner, holdsBefore, UNLOCK_MESSAGE, publish, ...fields],
+  );
   return toInteger(reply);
 }
 
@@ -76,7 +88,11 @@ export function unlockValues(
   const latch = unlockLatchKey(group, requestId);
   const keys = [group, lockChannel(group), latch];
   return runner
-    .runPublishing(UNLOCK, keys, [owner, UNLOCK_MESSAGE, leaseTime], UNLOCK_WRITE, [UNLOCK_LATCH_TTL, Date.now(), ...fields])
+    .runPublishing(UNLOCK, keys, [owner, UNLOCK_MESSAGE, leaseTime], UNLOCK_WRITE, [
+      UNLOCK_LATCH_TTL,
+      Date.now(),
+      ...fields,
+    ])
     .then((reply) => {
       runner.latches.drop(latch);
       return toUnlockResult(reply);
@@ -85,7 +101,9 @@ export function unlockValues(
 
 /** Frees every value whoever holds it and wakes waiters; resolves how many were held. */
 export function forceUnlockValues(runner: ScriptRunner, { group, fields }: GroupValues): Promise<number> {
-  return runner.runPublishing(FORCE_UNLOCK, [group, lockChannel(group)], [UNLOCK_MESSAGE], FORCED_WRITE, fields).then(toInteger);
+  return runner
+    .runPublishing(FORCE_UNLOCK, [group, lockChannel(group)], [UNLOCK_MESSAGE], FORCED_WRITE, fields)
+    .then(toInteger);
 }
 
 /** Extends each lock of the batch whose owner still holds all its values; one flag per lock, in order. */
@@ -96,15 +114,29 @@ export function renewValues(
 ): Promise<boolean[]> {
   const args: ScriptArg[] = [leaseTime, Date.now()];
   for (const { owner, fields } of batch) args.push(owner, fields.length, ...fields);
-  return runner.run(RENEW, batch.map((lock) => lock.group), args, RENEW_WRITE).then(toFlags);
+  return runner
+    .run(
+      RENEW,
+      batch.map((lock) => lock.group),
+      args,
+      RENEW_WRITE,
+    )
+    .then(toFlags);
 }
 
 /** Each value's holder, in the order of `fields` (`null`: free). */
-export async function valueHolders(runner: ScriptRunner, { group, fields }: GroupValues): Promise<Array<ValueHolder | null>> {
+export async function valueHolders(
+  runner: ScriptRunner,
+  { group, fields }: GroupValues,
+): Promise<Array<ValueHolder | null>> {
   const reply = (await runner.run(STATE, [group], fields)) as unknown[];
   return fields.map((_field, i) => {
     const owner = toStringOrNull(reply[3 * i]);
     if (owner === null) return null;
-    return { owner, expiresAt: Number(toStringOrNull(reply[3 * i + 1]) ?? 0), holds: Number(toStringOrNull(reply[3 * i + 2]) ?? 0) };
+    return {
+      owner,
+      expiresAt: Number(toStringOrNull(reply[3 * i + 1]) ?? 0),
+      holds: Number(toStringOrNull(reply[3 * i + 2]) ?? 0),
+    };
   });
 }
