@@ -21,6 +21,8 @@ const JAVA_FIELDS: Array<[string | number | bigint, string]> = [
   ['😀', 'x8RNEAwQ8KZSMhraJs6dXA'],
   ['x'.repeat(32), '0UUk8uVNEOXl9hsMj/fNEQ'],
   ['x'.repeat(33), 'eJfv05+bxLxhUVWN6o5g5Q'],
+  ['y'.repeat(100), 'CwTHIAanfE3EgU+LKcZ0jg'],
+  ['z'.repeat(5000), 'dzsURpoZzIJhlYpry4g5uw'],
   ['\u0000a', 'VZiuktpksv7fmW2XobsGow'],
   [0, 'AXJOiXOkq0l3g2Yp0s2hBA'],
   [1, 'ws3CQ1oEZ1gJ/BZKqokY3A'],
@@ -42,9 +44,19 @@ const JAVA_FIELDS: Array<[string | number | bigint, string]> = [
 ];
 
 describe('RFasterMultiLock (getMultiLock(group, values))', () => {
-  it.each(JAVA_FIELDS)('stores %p under the field Java Redisson computes', (value, field) => {
-    expect(valueField(value)).toBe(field);
-  });
+  /** A value as a test title shows it: JSON (a NUL escaped, a long string cut), bigints with their `n`. */
+  const shown = (value: string | number | bigint): string =>
+    typeof value === 'bigint'
+      ? `${value}n`
+      : JSON.stringify(
+          typeof value === 'string' && value.length > 12 ? `${value.slice(0, 3)}… (${value.length} chars)` : value,
+        );
+  it.each(JAVA_FIELDS.map(([value, field]) => [shown(value), value, field] as const))(
+    'stores %s under the field Java Redisson computes',
+    (_shown, value, field) => {
+      expect(valueField(value)).toBe(field);
+    },
+  );
 
   it("stores Redisson's format: per value its owner, the owner's expiry and hold count; the group expires with the lease", async () => {
     const redisson = client();
@@ -149,6 +161,19 @@ describe('RFasterMultiLock (getMultiLock(group, values))', () => {
     await redisson.getMultiLock('g', ['a', 'b']).lock({ threadId: 1, leaseTime: 300 });
     await delay(400);
     expect(await redisson.getMultiLock('g', ['b', 'c']).tryLock({ threadId: 2 })).toBe(true);
+  });
+
+  it("starts counting again over a hold that ran out, and drops the previous holder's fields", async () => {
+    const redisson = client();
+    await redisson.getMultiLock('g', ['a']).lock({ threadId: 1, leaseTime: 200 });
+    await redisson.getMultiLock('g', ['b']).lock({ threadId: 2, leaseTime: 200 });
+    await delay(300);
+    const lock = redisson.getMultiLock('g', ['a', 'b']);
+    await lock.lock({ threadId: 1 });
+    expect(await lock.getHoldCount({ threadId: 1 })).toBe(1);
+    expect(Object.keys(await admin().hgetall('g')).filter((field) => field.includes(`${redisson.id}:2`))).toEqual([]);
+    await lock.unlock({ threadId: 1 });
+    expect(await admin().exists('g')).toBe(0);
   });
 
   it('keeps unscoped holders of different value sets of one group apart', async () => {

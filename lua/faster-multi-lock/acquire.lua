@@ -10,7 +10,8 @@
   ARGV[4..n]  value fields (Redisson's hash of each value's codec bytes)
 
   Returns
-    nil      acquired: every value is the owner's, its count incremented, its expiry at least now + lease
+    nil      acquired: every value is the owner's, its count incremented (restarted at 1 when the
+             owner's own hold had run out), its expiry at least now + lease
     integer  not acquired, nothing changed: ms until the latest expiry among values held by others
 ]]
 local group = KEYS[1]
@@ -37,12 +38,22 @@ end
 local until_ = lease + now
 for i = 4, #ARGV do
   local prefix = ARGV[i] .. ':' .. owner
+  local holder = redis.call('hget', group, ARGV[i])
+  if holder and holder ~= owner then
+    -- The previous holder's hold ran out: its fields go with it.
+    redis.call('hdel', group, ARGV[i] .. ':' .. holder .. ':expire_time', ARGV[i] .. ':' .. holder .. ':lock_count')
+  end
   redis.call('hset', group, ARGV[i], owner)
   local expiry = tonumber(redis.call('hget', group, prefix .. ':expire_time'))
-  if not expiry or expiry < until_ then
-    redis.call('hset', group, prefix .. ':expire_time', until_)
+  if not expiry or expiry < now then
+    -- A first hold, or the owner's own that ran out (no hold any more): counting starts again.
+    redis.call('hset', group, prefix .. ':expire_time', until_, prefix .. ':lock_count', 1)
+  else
+    if expiry < until_ then
+      redis.call('hset', group, prefix .. ':expire_time', until_)
+    end
+    redis.call('hincrby', group, prefix .. ':lock_count', 1)
   end
-  redis.call('hincrby', group, prefix .. ':lock_count', 1)
 end
 
 -- The hash lives at least as long as the longest lease in it (a hash without expiry keeps none).
