@@ -3,11 +3,12 @@ import mitt, { type Emitter, type Handler } from 'mitt';
 import type { RedisConnection } from './connection';
 import { ClientClosedError, InvalidArgumentError } from './errors';
 import type { RedissonEvents } from './events';
-import type { LeaseKind } from './kernel/leases/lease';
+import { holdName, type LeaseKind } from './kernel/leases/lease';
 import { LeaseTracker } from './kernel/leases/tracker';
 import type { Closable, ReplyBound } from './kernel/acquisition';
 import type { BaseLock } from './kernel/lock';
 import type { ClientLocal, ClientContext, HoldKind } from './kernel/context';
+import type { RFasterMultiLock } from './kinds/faster-multi-lock';
 import type { RFairLock } from './kinds/fair-lock';
 import type { RFencedLock } from './kinds/fenced-lock';
 import { HoldLedger } from './kernel/hold-ledger';
@@ -19,6 +20,7 @@ import type { RRedLock } from './kinds/red-lock';
 import { KINDS } from './kinds/registry';
 import type { RLock } from './kinds/rlock';
 import type { RSpinLock, BackOffOptions } from './kinds/spin-lock';
+import type { MultiLockValue } from './kinds/values/kryo';
 import { resolveOptions, type RedissonOptions, type ResolvedOptions } from './options';
 import { emitHoldLost, type Emit } from './kernel/hold-events';
 import { OwnerScopes } from './owner';
@@ -133,7 +135,7 @@ export class RedissonClient {
       groupOf: topology.slotOf,
       onLost: (error, lease) => {
         // `<clientId>:<threadId>`, or `<clientId>:<threadId>:write` for a write lock.
-        this.scopes.forgetUnscoped(error.lockName, Number.parseInt(error.owner.slice(this.id.length + 1), 10));
+        this.scopes.forgetUnscoped(holdName(error.lockName, lease.part), Number.parseInt(error.owner.slice(this.id.length + 1), 10));
         emitHoldLost(this.emitEvent, { kind: lease.kindName, name: lease.name, owner: lease.owner }, error);
       },
       onRenewalError: (error) => logger.debug('lease renewal failed; retrying next period', { error }),
@@ -341,8 +343,29 @@ export class RedissonClient {
    * await transfer.using(() => move(1, 2, 100)); // both held, or neither
    * ```
    */
-  getMultiLock(...locks: BaseLock[] | [BaseLock[]]): RMultiLock {
-    return KINDS['multi-lock'].make(this.context, ...locks);
+  getMultiLock(...locks: BaseLock[] | [BaseLock[]]): RMultiLock;
+  /**
+   * All-or-nothing over `values` of one `group` (Redisson's `getMultiLock(group, values)`, a
+   * `RedissonFasterMultiLock`): one hash named `group`, one script call to take or release every
+   * value, one channel. Locks of overlapping values of a group exclude each other value by value,
+   * Java's and Node's alike. See {@link MultiLockValue} for which JavaScript value stands for which
+   * Java value. Cheap: no Redis call.
+   * @throws {InvalidArgumentError} for a bad group name, no values, a value given twice, or a value
+   *   that is not a string, an int32 integer or an int64 bigint.
+   * @throws {ClientClosedError} when this client was shut down.
+   * @example
+   * ```ts
+   * const seats = redisson.getMultiLock('show:42', ['A1', 'A2']);
+   * await seats.using(() => book(42, ['A1', 'A2']), { waitTime: 5_000 }); // both seats, or neither
+   * ```
+   */
+  getMultiLock(group: string, values: readonly MultiLockValue[]): RFasterMultiLock;
+  getMultiLock(...args: BaseLock[] | [BaseLock[]] | [string, readonly MultiLockValue[]]): RMultiLock | RFasterMultiLock {
+    if (typeof args[0] === 'string') {
+      const [group, values] = args as [string, readonly MultiLockValue[]];
+      return KINDS['faster-multi-lock'].make(this.context, group, values);
+    }
+    return KINDS['multi-lock'].make(this.context, ...(args as BaseLock[] | [BaseLock[]]));
   }
 
   /**

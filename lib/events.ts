@@ -13,7 +13,8 @@ export interface LockEvent {
   /**
    * The kind's name: `'lock'`, `'fair-lock'`, `'read-lock'`, `'write-lock'`, `'spin-lock'`,
    * `'fenced-lock'`, `'non-reentrant-lock'`, `'non-reentrant-fair-lock'`, `'multi-lock'`,
-   * `'red-lock'`, `'semaphore'`, `'permit-expirable-semaphore'` or `'count-down-latch'`.
+   * `'faster-multi-lock'`, `'red-lock'`, `'semaphore'`, `'permit-expirable-semaphore'` or
+   * `'count-down-latch'`.
    */
   kind: string;
   /** The name of the lock, semaphore or latch; a composite's is `MultiLock(a, b)` or `RedLock(a, b, c)`. */

@@ -24,6 +24,8 @@ export type { AcquisitionStats, LockEvent, RedissonEvents } from './events';
 export { BaseLock } from './kernel/lock';
 export { BASE_WAIT_PER_LOCK_MS, CompositeLock } from './kinds/composite';
 export { RFairLock } from './kinds/fair-lock';
+export { RFasterMultiLock } from './kinds/faster-multi-lock';
+export type { MultiLockValue } from './kinds/values/kryo';
 export { RFencedLock, type FencedLockHandle } from './kinds/fenced-lock';
 export { Handle } from './kernel/handle';
 export type { HoldOptions, Holdable } from './kernel/holding';

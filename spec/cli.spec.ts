@@ -114,6 +114,36 @@ describe('inspect', () => {
     expect((await cli('inspect', 'fenced')).stdout).toMatch(/state +free/);
   });
 
+  it('a group multi-lock: each value field with its owner, hold count and expiry', async () => {
+    // Redisson's fields for 'Jack_001' and 'Mary_002' (Kryo5Codec bytes, HighwayHash-128 in Base64).
+    const [jack, mary] = ['DScHoUUqdQJ9J7Ux220rcQ', '+ZZbsYCpCEvhG9irFt/3NQ'];
+    const now = Date.now();
+    await admin().hset('class_100', {
+      [jack]: `${JAVA}:1`,
+      [`${jack}:${JAVA}:1:expire_time`]: String(now + 30_000),
+      [`${jack}:${JAVA}:1:lock_count`]: '2',
+      [mary]: `${JAVA}:7`,
+      [`${mary}:${JAVA}:7:expire_time`]: String(now - 1_000),
+      [`${mary}:${JAVA}:7:lock_count`]: '1',
+    });
+    await admin().pexpire('class_100', 30_000);
+    const report = await json('inspect', 'class_100');
+    expect(report).toMatchObject({ kind: 'fasterMultiLock', channel: { name: 'redisson_lock__channel:{class_100}' } });
+    expect(report.values).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ field: jack, clientId: JAVA, threadId: '1', holds: 2, expiresAt: now + 30_000 }),
+        expect.objectContaining({ field: mary, clientId: JAVA, threadId: '7', holds: 1, expiresAt: now - 1_000 }),
+      ]),
+    );
+    expect(report.notes.join(' ')).toMatch(/1 value\(s\) past their holder's expiry/);
+    const text = (await cli('inspect', 'class_100')).stdout;
+    expect(text).toMatch(new RegExp(`value +${jack.replace(/[+/]/g, '\\$&')}: ${JAVA} thread 1, holds 2, expires in`));
+    expect(text).toMatch(/thread 7, holds 1, expired/);
+    // And a group locked by ioredisson itself.
+    await client().getMultiLock('seats', ['A1', 'A2']).lock({ threadId: 3 });
+    expect((await json('inspect', 'seats')).values).toHaveLength(2);
+  });
+
   it('a semaphore and a count-down latch (the same string counter; --as and listeners decide)', async () => {
     await admin().set('sem', '3');
     expect(await json('inspect', 'sem')).toMatchObject({ kind: 'semaphore', permits: 3 });
@@ -297,6 +327,18 @@ describe('force-unlock', () => {
     expect(await waiting).toBe(true);
     expect(Date.now() - started).toBeLessThan(10_000);
     await waiter.getLock('l').forceUnlock();
+  });
+
+  it('a group multi-lock: every value goes, and 0 on the group channel wakes a waiter', async () => {
+    const holder = client();
+    await holder.getMultiLock('g', ['a', 'b']).lock({ threadId: 1, leaseTime: 60_000 });
+    const waiter = client();
+    const waiting = waiter.getMultiLock('g', ['b', 'c']).tryLock({ threadId: 2, waitTime: 20_000 });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const result = await json('force-unlock', 'g', '--yes');
+    expect(result).toMatchObject({ kind: 'fasterMultiLock', unlocked: true, published: { channel: 'redisson_lock__channel:{g}', message: '0' } });
+    expect(await waiting).toBe(true);
+    await waiter.getMultiLock('g', ['b', 'c']).unlock({ threadId: 2 });
   });
 
   it('a fenced lock: the hold goes, the token stays', async () => {

@@ -67,6 +67,16 @@ export async function forceUnlock(redis: Redis, name: string): Promise<ForceUnlo
         if (channel) ops.push(['publish', channel, UNLOCK_MESSAGE]);
         return { ops, result: { name, kind: before.kind, unlocked: true, published: channel ? { channel, message: UNLOCK_MESSAGE } : null, before } };
       });
+    case 'fasterMultiLock':
+      // Every value of the group, whoever holds it: the hash goes, and `0` wakes the waiters.
+      return optimistic(redis, [name], async () => {
+        const exists = (await redis.exists(name)) === 1;
+        if (!exists) return { ops: [], result: { name, kind: before.kind, unlocked: false, published: null, before } };
+        return {
+          ops: [['del', name], ['publish', d.lockChannel, UNLOCK_MESSAGE]],
+          result: { name, kind: before.kind, unlocked: true, published: { channel: d.lockChannel, message: UNLOCK_MESSAGE }, before },
+        };
+      });
     default:
       throw new CliError(
         `'${name}' is a ${STORAGE[before.kind].label}, which has no holder to force out`,

@@ -23,6 +23,21 @@ export interface Owner {
   readLeases?: number[];
 }
 
+/** One value of a group multi-lock and its holder. */
+export interface GroupValue {
+  /** The hash field: Redisson's hash of the value's codec bytes (the value itself is not stored). */
+  field: string;
+  /** The owner token `<clientId>:<threadId>`. */
+  owner: string;
+  clientId: string;
+  threadId: string;
+  holds: number;
+  /** Epoch ms at which the owner's hold on the value expires (null: no expiry field). */
+  expiresAt: number | null;
+  /** ms from now to the expiry; negative: expired, free for the next acquirer. */
+  expiresIn: number | null;
+}
+
 /** One waiter in a fair lock's queue. */
 export interface Waiter {
   position: number;
@@ -61,6 +76,8 @@ export interface Report {
   /** The channel its waiters listen on, and how many connections listen now (PUBSUB NUMSUB). */
   channel: { name: string; subscribers: number };
   owners?: Owner[];
+  /** A group multi-lock: its values' fields with their holders. */
+  values?: GroupValue[];
   mode?: 'read' | 'write' | null;
   queue?: Waiter[];
   token?: string | null;
@@ -220,6 +237,7 @@ export async function inspect(redis: Redis, name: string, options: InspectOption
   if (type === 'hash') {
     const fields = await redis.hgetall(name);
     if ('mode' in fields) return readWriteLock(redis, base, fields, d, type);
+    if (Object.keys(fields).some((field) => GROUP_VALUE_FIELD.test(field))) return groupMultiLock(redis, base, fields, d, now);
     const owners = lockOwners(name, fields);
     if (queueType !== 'none' || timeoutType !== 'none') return fairLock(redis, base, owners, d, queueType, timeoutType, now);
     if (tokenType !== 'none') return fencedLock(redis, base, owners, d, tokenType);
@@ -263,6 +281,37 @@ export async function inspect(redis: Redis, name: string, options: InspectOption
 
 type Base = Pick<Report, 'name' | 'ttl' | 'keys' | 'notes'>;
 type Derived = ReturnType<typeof derivedKeys>;
+
+/** The per-owner fields of a group multi-lock's value: `<field>:<owner>:expire_time` and `:lock_count`. */
+const GROUP_VALUE_FIELD = /:(expire_time|lock_count)$/;
+
+async function groupMultiLock(redis: Redis, base: Base, fields: Record<string, string>, d: Derived, now: number): Promise<Report> {
+  const values: GroupValue[] = [];
+  for (const [field, owner] of Object.entries(fields)) {
+    if (GROUP_VALUE_FIELD.test(field)) continue;
+    const split = splitToken(owner);
+    if (!split) {
+      throw new CliError(
+        `'${base.name}' is a hash but not a Redisson group multi-lock: field ${JSON.stringify(field.slice(0, 60))} does not name an owner <clientId>:<threadId>`,
+        EXIT.WRONG_TYPE,
+      );
+    }
+    const expiry = fields[`${field}:${owner}:expire_time`];
+    const expiresAt = expiry === undefined ? null : Number(expiry);
+    values.push({ field, owner, ...split, holds: Number(fields[`${field}:${owner}:lock_count`] ?? 0), expiresAt, expiresIn: expiresAt === null ? null : expiresAt - now });
+  }
+  const expired = values.filter((value) => value.expiresIn !== null && value.expiresIn < 0).length;
+  if (expired > 0) base.notes.push(`${expired} value(s) past their holder's expiry: free for the next acquirer, removed by its holder's release`);
+  base.notes.push('values are stored as hashes of their codec bytes; `ioredisson` cannot show the values themselves');
+  return {
+    ...base,
+    kind: 'fasterMultiLock',
+    label: STORAGE.fasterMultiLock.label,
+    exists: true,
+    values,
+    channel: { name: d.lockChannel, subscribers: await subscribers(redis, d.lockChannel) },
+  };
+}
 
 function lockOwners(name: string, fields: Record<string, string>): Owner[] {
   const owners: Owner[] = [];
@@ -498,5 +547,10 @@ export function summarize(report: Report, _now: number): string {
       return `${report.permits} available, ${report.acquired?.length ?? 0} acquired`;
     case 'countDownLatch':
       return `count ${report.count}${lease}`;
+    case 'fasterMultiLock': {
+      const values = report.values ?? [];
+      const owners = new Set(values.map((value) => value.owner));
+      return `${values.length} value(s) held by ${[...owners].join(', ') || 'nobody'}${lease}`;
+    }
   }
 }

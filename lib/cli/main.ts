@@ -12,10 +12,12 @@ const USAGE = `Usage: ioredisson <command> [options]
 Shows and repairs what Redisson's lock family (Java Redisson or ioredisson) keeps in Redis.
 
 Commands:
-  inspect <name>        what <name> holds: the kind, owners with hold counts, TTLs, queue, permits
+  inspect <name>        what <name> holds: the kind, owners with hold counts, TTLs, queue, permits,
+                        a group multi-lock's value fields with their owners
   list [pattern]        every lock, semaphore and latch whose name matches (SCAN, default *)
   watch <name>          inspect <name> again every --interval ms until interrupted
-  force-unlock <name>   delete a lock whoever holds it and wake its waiters (needs --yes)
+  force-unlock <name>   delete a lock (a group multi-lock: every value) whoever holds it and wake
+                        its waiters (needs --yes)
 
 Options:
   --url <url>           Redis to connect to (default: $REDIS_URL, else redis://127.0.0.1:6379);

@@ -47,6 +47,15 @@ export function renderReport(report: Report): string {
       }
       break;
     }
+    case 'fasterMultiLock': {
+      const values = report.values ?? [];
+      row('state', values.length === 0 ? 'free' : `${values.length} value(s) held; group ${report.ttl === -1 ? 'has no expiry' : `expires in ${ttl}`}`);
+      for (const value of values) {
+        const expiry = value.expiresIn === null ? 'no expiry' : value.expiresIn < 0 ? `expired ${duration(value.expiresIn)}` : `expires in ${duration(value.expiresIn)}`;
+        row('  value', `${value.field}: ${value.clientId} thread ${value.threadId}, holds ${value.holds}, ${expiry}`);
+      }
+      break;
+    }
     case 'countDownLatch':
       row('count', `${report.count} (opens at 0)`);
       row('expiry', report.ttl === -1 ? 'none' : ttl);

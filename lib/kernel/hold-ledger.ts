@@ -1,4 +1,4 @@
-import { Lease, type LeaseKind, type LeaseTerm } from './leases/lease';
+import { Lease, holdName, type LeaseKind, type LeaseTerm } from './leases/lease';
 import type { LeaseTracker } from './leases/tracker';
 
 /**
@@ -23,8 +23,9 @@ export class HeldLock extends Lease {
     name: string,
     owner: string,
     kindName: string,
+    part: string | undefined,
   ) {
-    super(kind, name, owner, kindName);
+    super(kind, name, owner, kindName, part);
   }
 
   /**
@@ -55,15 +56,16 @@ export class HoldLedger {
   ) {}
 
   /**
-   * Marks an acquisition by `owner` of `name` as sent and returns the owner's record, to be passed
-   * to {@link endAcquire} once the acquisition is answered or abandoned. A new record is of the
-   * kind `kindName` (locks of several kinds share a ledger: the first to count a hold names it).
+   * Marks an acquisition by `owner` of `name` (or of its `part`) as sent and returns the owner's
+   * record, to be passed to {@link endAcquire} once the acquisition is answered or abandoned. A new
+   * record is of the kind `kindName` (locks of several kinds share a ledger: the first to count a
+   * hold names it).
    */
-  beginAcquire(name: string, owner: string, kindName: string): HeldLock {
-    const key = recordKey(name, owner);
+  beginAcquire(name: string, owner: string, kindName: string, part?: string): HeldLock {
+    const key = recordKey(name, owner, part);
     let record = this.records.get(key);
     if (!record) {
-      record = new HeldLock(this, key, this.kind, name, owner, kindName);
+      record = new HeldLock(this, key, this.kind, name, owner, kindName, part);
       this.records.set(key, record);
     }
     record.inFlight += 1;
@@ -84,17 +86,17 @@ export class HoldLedger {
    * left have and keep; `undefined` when the owner holds none. `known` is the record the hold was
    * counted in, if the caller kept it: while it has holds it is the owner's, found without a lookup.
    */
-  release(name: string, owner: string, known?: HeldLock): HeldLock | undefined {
-    const record = known && known.holds > 0 ? known : this.records.get(recordKey(name, owner));
+  release(name: string, owner: string, known?: HeldLock, part?: string): HeldLock | undefined {
+    const record = known && known.holds > 0 ? known : this.records.get(recordKey(name, owner, part));
     if (!record || record.holds === 0) return undefined;
     record.holds -= 1;
     if (record.holds === 0) this.untrack(record);
     return record;
   }
 
-  /** The owner's record, if it holds `name` or has an acquisition of it in flight. */
-  find(name: string, owner: string): HeldLock | undefined {
-    return this.records.get(recordKey(name, owner));
+  /** The owner's record, if it holds `name` (or its `part`) or has an acquisition of it in flight. */
+  find(name: string, owner: string, part?: string): HeldLock | undefined {
+    return this.records.get(recordKey(name, owner, part));
   }
 
   /** Records a lease set again by a partial release (renewal, if any, carries on). */
@@ -122,10 +124,10 @@ export class HoldLedger {
     if (record.holds === 1) this.tracker.track(record, { sentAt: record.sentAt, leaseTime: record.leaseTime, renew: false });
   }
 
-  /** Declares every owner's holds on `name` lost. */
-  loseAll(name: string, reason: string): void {
+  /** Declares every owner's holds on `name` (on its `part` only, if given) lost. */
+  loseAll(name: string, reason: string, part?: string): void {
     for (const record of [...this.records.values()]) {
-      if (record.name === name) this.tracker.lose(record, reason);
+      if (record.name === name && (part === undefined || record.part === part)) this.tracker.lose(record, reason);
     }
   }
 
@@ -140,6 +142,6 @@ export class HoldLedger {
   }
 }
 
-function recordKey(name: string, owner: string): string {
-  return `${owner}\u0000${name}`;
+function recordKey(name: string, owner: string, part: string | undefined): string {
+  return `${owner}\u0000${holdName(name, part)}`;
 }

@@ -59,6 +59,13 @@ export interface LockKind {
   readonly kind: string;
   /** How holds of this kind are renewed; kinds counting the same hash's holds share one (one ledger). */
   readonly holds: HoldKind;
+  /**
+   * The part of the name this record's locks hold, when locks of one name may hold different parts
+   * of it (a subset of its hash's fields, written as one string): holds are counted, renewed,
+   * remembered per owner and declared lost per name and part; each renewed lease carries it.
+   * Absent: the whole name.
+   */
+  readonly part?: string;
   /** The owner token of `threadId`; absent: `<clientId>:<threadId>` (a write lock adds `:write`). */
   owner?(lock: LockTarget, threadId: number): string;
   /** Runs the acquire script once. */

@@ -15,6 +15,7 @@ import { LocalHandOff } from './hand-off';
 import { Handle, type HandleLease, type HandleOwner } from './handle';
 import { emitReleased } from './hold-events';
 import type { HeldLock, HoldLedger } from './hold-ledger';
+import { holdName } from './leases/lease';
 import { checkCallback, holdWhile, rejectingThrows, withSingleAttemptDefault, type Holdable } from './holding';
 import type { AttemptInput, LockKind, LockTarget, ReleaseResult } from './lock-kind';
 
@@ -86,7 +87,7 @@ export abstract class BaseLock implements Holdable {
   lock(options?: LockOptions): Promise<void> {
     return rejectingThrows(() => {
       const call = resolveCallOptions(options, ['leaseTime', 'threadId', 'signal']);
-      if (call.threadId === undefined) this.#core.ctx.scopes.warnIfWaitingForItself(this.name);
+      if (call.threadId === undefined) this.#core.ctx.scopes.warnIfWaitingForItself(this.#core.holdName);
       return this.#core.acquireHold(call, toNothing);
     });
   }
@@ -123,7 +124,7 @@ export abstract class BaseLock implements Holdable {
   async unlock(options?: OwnerOptions): Promise<void> {
     const { threadId } = resolveCallOptions(options, ['threadId']);
     const core = this.#core;
-    const current = threadId ?? core.ctx.scopes.resolve(this.name);
+    const current = threadId ?? core.ctx.scopes.resolve(core.holdName);
     if (current === undefined) throw core.notHeld('this client knows no held acquisition of it by the caller');
     await core.releaseHold(current);
   }
@@ -164,7 +165,7 @@ export abstract class BaseLock implements Holdable {
    * ```
    */
   async isHeldByCurrentThread(): Promise<boolean> {
-    const current = this.#core.ctx.scopes.resolve(this.name);
+    const current = this.#core.ctx.scopes.resolve(this.#core.holdName);
     return current === undefined ? false : this.isHeldByThread(current);
   }
 
@@ -202,7 +203,7 @@ export abstract class BaseLock implements Holdable {
   async getHoldCount(options?: OwnerOptions): Promise<number> {
     const { threadId } = resolveCallOptions(options, ['threadId']);
     const core = this.#core;
-    const current = threadId ?? core.ctx.scopes.resolve(this.name);
+    const current = threadId ?? core.ctx.scopes.resolve(core.holdName);
     if (current === undefined) return 0;
     const owner = core.owner(current);
     return core.query((kind, target) => kind.holdCount(target, owner));
@@ -297,6 +298,8 @@ export class LockCore implements HandleOwner, LockTarget {
   readonly ledger: HoldLedger;
   /** The lease of an acquisition without `leaseTime` (resolved once, here). */
   private readonly watchdogLease: number;
+  /** What owner scopes remember this lock's unscoped holder under: its name, and its kind's part if any. */
+  readonly holdName: string;
 
   constructor(
     readonly ctx: ClientContext,
@@ -304,6 +307,7 @@ export class LockCore implements HandleOwner, LockTarget {
     readonly kind: LockKind,
   ) {
     this.ledger = ctx.ledger(kind.holds);
+    this.holdName = holdName(name, kind.part);
     this.watchdogLease = ctx.options.lockWatchdogTimeout;
   }
 
@@ -324,7 +328,7 @@ export class LockCore implements HandleOwner, LockTarget {
   async forceRelease(): Promise<boolean> {
     this.ctx.lifetime.throwIfAborted();
     const { existed, lost } = await this.kind.forceRelease(this);
-    for (const holds of lost) this.ctx.ledger(holds).loseAll(this.name, 'it was force-unlocked');
+    for (const holds of lost) this.ctx.ledger(holds).loseAll(this.name, 'it was force-unlocked', this.kind.part);
     return existed;
   }
 
@@ -358,8 +362,8 @@ export class LockCore implements HandleOwner, LockTarget {
     const owner = this.owner(threadId);
     const sentAt = performance.now();
     // Armed before the hold is released, so that the lease's timer, due earlier, serves it.
-    const deadline = this.leaseEndOf(known?.holds ? known : ledger.find(this.name, owner));
-    const record = ledger.release(this.name, owner, known);
+    const deadline = this.leaseEndOf(known?.holds ? known : ledger.find(this.name, owner, kind.part));
+    const record = ledger.release(this.name, owner, known, kind.part);
     // Remaining holds keep the lease of the latest acquisition (Redisson's "internal lease").
     const leaseTime = record?.leaseTime ?? this.watchdogLease;
     const unavailable = (cause: unknown) => new RedisUnavailableError(this.name, 'release', undefined, cause);
@@ -378,11 +382,11 @@ export class LockCore implements HandleOwner, LockTarget {
     if (result === 'decremented') {
       if (record && kind.partialReleaseResetsLease !== false) ledger.extend(record, sentAt, leaseTime);
       // The lock is still held (another reader's holds), but not by this owner any more.
-      if (record?.holds === 0) this.ctx.scopes.forgetUnscoped(this.name, threadId);
+      if (record?.holds === 0) this.ctx.scopes.forgetUnscoped(this.holdName, threadId);
     } else {
       // Redis says the owner holds nothing: holds still counted here are stale.
       if (record) ledger.forget(record);
-      this.ctx.scopes.forgetUnscoped(this.name, threadId);
+      this.ctx.scopes.forgetUnscoped(this.holdName, threadId);
     }
     if (result === 'not-held') {
       throw this.notHeld('it was never acquired, was already released, or its lease expired', owner);
@@ -428,7 +432,7 @@ export class LockCore implements HandleOwner, LockTarget {
     const owner = this.owner(threadId);
     const leaseTime = call.leaseTime ?? this.watchdogLease;
     // A holder re-entering takes nobody's turn (local waiters may be waiting for it): it never queues.
-    const reentry = scoped !== undefined && (this.ledger.find(this.name, owner)?.holds ?? 0) > 0;
+    const reentry = scoped !== undefined && (this.ledger.find(this.name, owner, kind.part)?.holds ?? 0) > 0;
     return acquireWithWait(ctx, {
       name: this.name,
       kind: kind.kind,
@@ -481,7 +485,7 @@ export class LockCore implements HandleOwner, LockTarget {
     const { lifetime } = this.ctx;
     const cancelledBy = signal?.aborted ? signal : lifetime.aborted ? lifetime : undefined;
     if (cancelledBy) return this.giveBack(threadId, cancelledBy.reason);
-    if (unscoped) this.ctx.scopes.rememberUnscoped(this.name, threadId);
+    if (unscoped) this.ctx.scopes.rememberUnscoped(this.holdName, threadId);
     return undefined;
   }
 
@@ -563,7 +567,7 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
     const { core, owner } = this;
     const { ledger } = core;
     const sentAt = performance.now();
-    const record = ledger.beginAcquire(core.name, owner, core.kind.kind);
+    const record = ledger.beginAcquire(core.name, owner, core.kind.kind, core.kind.part);
     const believedHolds = (this.believedHolds = record.believedHolds);
     let ttl: number | null;
     try {

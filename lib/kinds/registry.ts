@@ -15,6 +15,7 @@ import type { BaseLock } from '../kernel/lock';
 import { checkMembers } from './composite';
 import { RCountDownLatch } from './count-down-latch';
 import { RFairLock } from './fair-lock';
+import { RFasterMultiLock, valueFields } from './faster-multi-lock';
 import { RFencedLock } from './fenced-lock';
 import { RMultiLock } from './multi-lock';
 import { RNonReentrantFairLock } from './non-reentrant-fair-lock';
@@ -25,6 +26,7 @@ import { RRedLock } from './red-lock';
 import { RLock } from './rlock';
 import { RSemaphore } from './semaphore';
 import { RSpinLock, toBackOff, type BackOffOptions } from './spin-lock';
+import type { MultiLockValue } from './values/kryo';
 
 /*
  * The registry of kinds: one descriptor per kind, read by RedissonClient's factories, the CLI and the
@@ -36,7 +38,14 @@ import { RSpinLock, toBackOff, type BackOffOptions } from './spin-lock';
  * a spin lock is stored as an RLock). These ids are the `kind` of the CLI's reports.
  */
 export type StoredAs =
-  'lock' | 'fairLock' | 'fencedLock' | 'readWriteLock' | 'semaphore' | 'permitExpirableSemaphore' | 'countDownLatch';
+  | 'lock'
+  | 'fairLock'
+  | 'fencedLock'
+  | 'readWriteLock'
+  | 'semaphore'
+  | 'permitExpirableSemaphore'
+  | 'countDownLatch'
+  | 'fasterMultiLock';
 
 /** A key derived from an object's name, and what it is for (the CLI names it by `role`). */
 export interface DerivedKey {
@@ -84,6 +93,7 @@ export const STORAGE = {
     channel: semaphoreChannel,
   },
   countDownLatch: { label: 'count-down latch (RCountDownLatch)', keys: {}, channel: latchChannel },
+  fasterMultiLock: { label: 'group multi-lock (RFasterMultiLock)', keys: {}, channel: lockChannel },
 } as const satisfies Readonly<Record<StoredAs, Storage>>;
 
 /** Which contract suite (spec/contract/) a kind runs, with the traits that suite reads. */
@@ -94,6 +104,8 @@ export type ContractMembership =
       readonly reentrant: boolean;
       /** A shared lock (a read lock): the kind whose holder keeps it out. */
       readonly excludedBy?: KindName;
+      /** The factory's arguments after the name, for a kind made from more than a name. */
+      readonly args?: readonly unknown[];
     }
   | { readonly suite: 'semaphore' }
   | { readonly suite: 'latch' };
@@ -109,6 +121,7 @@ export type KindName =
   | 'non-reentrant-lock'
   | 'non-reentrant-fair-lock'
   | 'multi-lock'
+  | 'faster-multi-lock'
   | 'red-lock'
   | 'semaphore'
   | 'permit-expirable-semaphore'
@@ -279,6 +292,20 @@ export const KINDS = {
     class: RMultiLock,
     factory: 'getMultiLock',
     make: overLocks(RMultiLock, 'getMultiLock()'),
+  }),
+  'faster-multi-lock': kind({
+    name: 'faster-multi-lock',
+    class: RFasterMultiLock,
+    factory: 'getMultiLock',
+    make: (ctx: ClientContext, group: string, values: readonly MultiLockValue[]): RFasterMultiLock => {
+      checkName(group);
+      const fields = valueFields(values);
+      assertOpen(ctx);
+      return new RFasterMultiLock(ctx, group, values, fields);
+    },
+    channel: lockChannel,
+    stored: 'fasterMultiLock',
+    contract: { suite: 'lock', reentrant: true, args: [['a', 'b', 7]] },
   }),
   'red-lock': kind({
     name: 'red-lock',

@@ -34,6 +34,7 @@ function lockSubject(kind: KindInfo): LockKindUnderTest {
     channel: kind.channel ?? (() => undefined),
     reentrant,
   };
+  if (kind.contract.args) subject.args = kind.contract.args;
   if (kind.waiterChannel) subject.waiterChannel = kind.waiterChannel;
   if (kind.keeps) subject.keeps = kind.keeps;
   if (excludedBy) subject.shared = { excludedBy: factoryPath(byName(excludedBy)) };

@@ -26,6 +26,8 @@ export interface LockKindUnderTest {
    * `getReadWriteLock.writeLock`; child processes use it too.
    */
   factory: string;
+  /** The factory's arguments after the name, for a kind made from more (a group multi-lock's values). */
+  args?: readonly unknown[];
   /** The channel a waiter on `name` subscribes to; `undefined` for a kind that never subscribes. */
   channel(name: string): string | undefined;
   /**
@@ -61,7 +63,7 @@ const WORKER = join(__dirname, 'fixtures', 'lock-worker.mjs');
 /** Makes the lock `subject.factory` names on `client`. */
 export function lockOf(client: RedissonClient, subject: LockKindUnderTest, name: string): BaseLock {
   const [factory, ...views] = subject.factory.split('.');
-  let lock = (client as unknown as Record<string, (name: string) => unknown>)[factory!]!.call(client, name);
+  let lock = (client as unknown as Record<string, (name: string, ...args: unknown[]) => unknown>)[factory!]!.call(client, name, ...(subject.args ?? []));
   for (const view of views) lock = (lock as Record<string, () => unknown>)[view]!.call(lock);
   return lock as BaseLock;
 }
@@ -130,7 +132,7 @@ export function lockContract(subject: LockKindUnderTest, fixture: ContractFixtur
       const modes = subject.shared ? ['increment', 'increment', 'observe', 'observe'] : ['increment', 'increment', 'increment', 'increment'];
       const workers = roles.map((factory, i) =>
         // The test's environment, not the worker process's (a deployment may set e.g. NODE_EXTRA_CA_CERTS).
-        spawn(process.execPath, [WORKER, url(), '50', factory, 'contract:counter-lock', 'contract:counter', modes[i]!], {
+        spawn(process.execPath, [WORKER, url(), '50', factory, 'contract:counter-lock', 'contract:counter', modes[i]!, JSON.stringify(subject.args ?? [])], {
           stdio: ['ignore', 'ignore', 'pipe'],
           env: process.env,
         }),

@@ -24,6 +24,14 @@ export interface LeaseTerm {
   renew: boolean;
 }
 
+/**
+ * The name an owner's hold of `part` of `name` is counted and remembered under: `name` itself for a
+ * hold of the whole name.
+ */
+export function holdName(name: string, part: string | undefined): string {
+  return part === undefined ? name : `${name}\u0000${part}`;
+}
+
 /** Called once when the lease it watches is lost. */
 export type LossListener = (error: LockLostError) => void;
 
@@ -49,6 +57,8 @@ export class Lease implements LeaseTerm {
     readonly owner: string,
     /** The name of the kind that holds it (e.g. `'fair-lock'`), for the `holdLost` event. */
     readonly kindName: string,
+    /** The part of `name` it holds, when holds of one name may hold different parts; absent: all of it. */
+    readonly part?: string,
   ) {}
 
   /** Calls `listener` if this lease is lost while tracked. */

@@ -1,7 +1,16 @@
 import type { JavaPeer } from './peer';
 
 /** The peer's RLock-shaped kinds (Kinds.java): each is an `RLock` of Redisson's. */
-export type JavaLockKind = 'lock' | 'fairLock' | 'spinLock' | 'nonReentrantLock' | 'nonReentrantFairLock' | 'readLock' | 'writeLock' | 'fencedLock';
+export type JavaLockKind =
+  | 'lock'
+  | 'fairLock'
+  | 'spinLock'
+  | 'nonReentrantLock'
+  | 'nonReentrantFairLock'
+  | 'readLock'
+  | 'writeLock'
+  | 'fencedLock'
+  | 'fasterMultiLock';
 
 /** A Redisson `RLock` (or a variant, by `kind`) in the peer, called from one Java thread (by its thread number). */
 export class JavaLock {
@@ -57,5 +66,33 @@ export class JavaLock {
 
   protected call<T>(op: string, args: Record<string, unknown> = {}, timeoutMs?: number): Promise<T> {
     return this.peer.call<T>({ op, kind: this.kind, name: this.name, thread: this.thread, ...args }, timeoutMs);
+  }
+}
+
+/** A value of a Java group multi-lock: a string (String), a number (Integer) or a bigint (Long). */
+export type JavaGroupValue = string | number | bigint;
+
+/**
+ * Redisson's `getMultiLock(group, values)` (a `RedissonFasterMultiLock`) in the peer. Its
+ * getHoldCount and remainTimeToLive throw in Redisson (unsupported).
+ */
+export class JavaGroupLock extends JavaLock {
+  constructor(
+    peer: JavaPeer,
+    readonly group: string,
+    readonly values: readonly JavaGroupValue[],
+    thread: number,
+  ) {
+    // The peer keeps one Redisson object per name: one per group and values.
+    super(peer, `${group}|${values.map(String).join(',')}`, thread, 'fasterMultiLock');
+  }
+
+  override onThread(thread: number): JavaGroupLock {
+    return new JavaGroupLock(this.peer, this.group, this.values, thread);
+  }
+
+  protected override call<T>(op: string, args: Record<string, unknown> = {}, timeoutMs?: number): Promise<T> {
+    const values = this.values.map((value) => (typeof value === 'bigint' ? { long: String(value) } : value));
+    return super.call<T>(op, { ...args, group: this.group, values }, timeoutMs);
   }
 }

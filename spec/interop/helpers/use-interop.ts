@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import type { RedissonClient, RedissonOptions } from '../../../lib';
 import { useRedis } from '../../helpers/fixture';
 import { BUILD_TIMEOUT, buildPeer } from './build-peer';
-import { JavaLock, type JavaLockKind } from './java-lock';
+import { JavaGroupLock, JavaLock, type JavaGroupValue, type JavaLockKind } from './java-lock';
 import { JavaExpirableSemaphore, JavaFencedLock, JavaLatch, JavaSemaphore } from './java-sync';
 import { JavaPeer, READY_TIMEOUT } from './peer';
 
@@ -16,6 +16,8 @@ export interface Interop {
   peer: () => JavaPeer;
   /** `name` as an RLock (or the RLock-shaped `kind`) of the peer, on a Java thread no other test has used. */
   javaLock: (name: string, kind?: JavaLockKind) => JavaLock;
+  /** Redisson's `getMultiLock(group, values)` in the peer, on a fresh Java thread. */
+  javaGroupLock: (group: string, values: readonly JavaGroupValue[]) => JavaGroupLock;
   /** `name` as an RFencedLock of the peer, on a fresh Java thread. */
   javaFencedLock: (name: string) => JavaFencedLock;
   /** `name` as an RSemaphore of the peer, on a fresh Java thread. */
@@ -51,6 +53,7 @@ export function useInterop({ lockWatchdogTimeout = 30_000 }: { lockWatchdogTimeo
     client: (options) => redis.client(options),
     peer: requirePeer,
     javaLock: (name, kind) => new JavaLock(requirePeer(), name, requirePeer().newThread(), kind),
+    javaGroupLock: (group, values) => new JavaGroupLock(requirePeer(), group, values, requirePeer().newThread()),
     javaFencedLock: (name) => new JavaFencedLock(requirePeer(), name, requirePeer().newThread()),
     javaSemaphore: (name) => new JavaSemaphore(requirePeer(), name, requirePeer().newThread()),
     javaExpirableSemaphore: (name) => new JavaExpirableSemaphore(requirePeer(), name, requirePeer().newThread()),

@@ -22,6 +22,8 @@ final class Kinds {
         Map.entry("readLock", new Kind<>(r -> redisson.getReadWriteLock(r.name()).readLock(), LockOps.TABLE)),
         Map.entry("writeLock", new Kind<>(r -> redisson.getReadWriteLock(r.name()).writeLock(), LockOps.TABLE)),
         Map.entry("fencedLock", new Kind<>(r -> redisson.getFencedLock(r.name()), FencedLockOps.TABLE)),
+        // Targets are cached by name: the caller makes the name unique per group and values.
+        Map.entry("fasterMultiLock", new Kind<>(r -> redisson.getMultiLock(r.text("group"), GroupValues.of(r)), LockOps.TABLE)),
         Map.entry("semaphore", new Kind<>(r -> redisson.getSemaphore(r.name()), SemaphoreOps.TABLE)),
         Map.entry("expirableSemaphore", new Kind<>(r -> redisson.getPermitExpirableSemaphore(r.name()), ExpirableSemaphoreOps.TABLE)),
         Map.entry("latch", new Kind<>(r -> redisson.getCountDownLatch(r.name()), LatchOps.TABLE)),

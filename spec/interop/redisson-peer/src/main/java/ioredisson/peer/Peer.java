@@ -14,7 +14,6 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 import org.redisson.config.Config;
 
 /**
@@ -72,8 +71,8 @@ public final class Peer {
 
   private static Config config(Map<String, String> options) {
     Config config = new Config();
-    // Lock scripts ignore the codec; StringCodec keeps the counter a plain decimal string.
-    config.setCodec(StringCodec.INSTANCE);
+    // Redisson's default codec (Kryo5Codec), as a service that sets none: a group multi-lock hashes
+    // its values' codec bytes. The counter kind asks for StringCodec itself.
     config.setLockWatchdogTimeout(Long.parseLong(options.get("lock-watchdog-timeout")));
     config.useSingleServer()
         .setAddress(options.get("redis"))
