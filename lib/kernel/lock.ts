@@ -15,6 +15,7 @@ import { LocalHandOff } from './hand-off';
 import { Handle, type HandleLease, type HandleOwner } from './handle';
 import { emitReleased } from './hold-events';
 import type { HeldLock, HoldLedger } from './hold-ledger';
+import { KEY_EVENTS, type ObjectListener } from './pubsub/key-events';
 import { checkCallback, holdWhile, rejectingThrows, withSingleAttemptDefault, type Holdable } from './holding';
 import type { AttemptInput, LockKind, LockTarget, ReleaseResult } from './lock-kind';
 
@@ -107,7 +108,9 @@ export class BaseLock implements Holdable {
    * ```
    */
   tryLock(options?: TryLockOptions): Promise<boolean> {
-    return rejectingThrows(() => this.#core.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toBoolean));
+    return rejectingThrows(() =>
+      this.#core.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toBoolean),
+    );
   }
 
   /**
@@ -260,7 +263,9 @@ export class BaseLock implements Holdable {
    * ```
    */
   tryAcquire(options?: AcquireOptions): Promise<Handle | null> {
-    return rejectingThrows(() => this.#core.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toHandleOrNull));
+    return rejectingThrows(() =>
+      this.#core.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toHandleOrNull),
+    );
   }
 
   /**
@@ -285,6 +290,42 @@ export class BaseLock implements Holdable {
     return core.ctx.scopes.run(async () => holdWhile(await core.acquireHold(call, toHandle), fn, core.ctx.logger));
   }
 
+  /*
+   * Listeners (Redisson's RObservable).
+   */
+
+  /**
+   * Calls `listener` when the lock's key expires (`onExpired`) or is deleted (`onDeleted`), whoever
+   * did it (any client, Java or Node); resolves its id, unique in this client, once subscribed.
+   * Driven by keyspace notifications: the server's `notify-keyspace-events` must include `Ex` and/or
+   * `Eg` (or `EA`); when it does not, the listener stays registered but silent, and the client emits
+   * `keyspaceNotificationsOff` once. Listeners do not keep the process alive and end at `shutdown()`.
+   * @throws {InvalidArgumentError} for a listener with neither method, or on a Cluster connection (not yet supported).
+   * @throws {ClientClosedError} after `shutdown()`.
+   * @example
+   * ```ts
+   * const id = await lock.addListener({ onExpired: (name) => console.warn(`${name}: a lease ran out`) });
+   * // later
+   * await lock.removeListener(id);
+   * ```
+   */
+  async addListener(listener: ObjectListener): Promise<number> {
+    const ctx = this.#core.ctx;
+    ctx.lifetime.throwIfAborted();
+    return ctx.local(KEY_EVENTS).add(this.name, listener);
+  }
+
+  /**
+   * Stops the listener `id` of this client (added through any lock); resolves once its
+   * subscriptions nobody else uses are gone. An unknown id is ignored.
+   * @example
+   * ```ts
+   * await lock.removeListener(id);
+   * ```
+   */
+  async removeListener(id: number): Promise<void> {
+    await this.#core.ctx.local(KEY_EVENTS).remove(id);
+  }
 }
 
 /**
@@ -449,7 +490,11 @@ export class LockCore implements HandleOwner, LockTarget {
     return rejectingThrows(() => this.kind.trim(this, owner, holdsBefore)).then(
       () => undefined,
       (error: unknown) =>
-        this.ctx.logger.debug('undoing an uncertain acquisition failed; the lease ends it', { name: this.name, owner, error }),
+        this.ctx.logger.debug('undoing an uncertain acquisition failed; the lease ends it', {
+          name: this.name,
+          owner,
+          error,
+        }),
     );
   }
 
@@ -488,7 +533,10 @@ export class LockCore implements HandleOwner, LockTarget {
   /** Releases a hold nobody wants any more, then rejects with `reason`. */
   private async giveBack(threadId: number, reason: unknown): Promise<never> {
     await this.release(threadId).catch((error: unknown) =>
-      this.ctx.logger.debug('giving back an unwanted acquisition failed; the lease ends it', { name: this.name, error }),
+      this.ctx.logger.debug('giving back an unwanted acquisition failed; the lease ends it', {
+        name: this.name,
+        error,
+      }),
     );
     throw reason;
   }
@@ -534,7 +582,9 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
     const record = this.acquired;
     if (!acquired || !record) {
       const { cleanUp, outcome, lastTtl } = this;
-      return cleanUp ? cleanUp.then(() => outcome(core, undefined, call, lastTtl)) : outcome(core, undefined, call, lastTtl);
+      return cleanUp
+        ? cleanUp.then(() => outcome(core, undefined, call, lastTtl))
+        : outcome(core, undefined, call, lastTtl);
     }
     return (
       core.concludeAcquisition(threadId, this.unscoped, call.signal) ??

@@ -23,7 +23,10 @@ const SUBSCRIBE_RETRY_MS = 200;
  * with it. ioredis picks another connection; a retry goes there.
  */
 function isDroppedByConnection(error: unknown): boolean {
-  return error instanceof Error && /Connection is closed|allowed in this context|Connection in subscriber mode/.test(error.message);
+  return (
+    error instanceof Error &&
+    /Connection is closed|allowed in this context|Connection in subscriber mode/.test(error.message)
+  );
 }
 
 /** Pause after the client's cluster connection lost a node before every channel is subscribed again, in ms. */
@@ -64,6 +67,21 @@ export interface ShareOptions {
    * @default 0
    */
   linger?: number;
+}
+
+/** A callback's hold on a {@link PubSubManager.listen}ed channel. */
+export interface Listening {
+  /**
+   * Stops the callback at once; the channel is unsubscribed when its last callback goes (resolves
+   * once the server answered that UNSUBSCRIBE). Idempotent.
+   */
+  stop(): Promise<void>;
+}
+
+/** An exact channel subscribed for callbacks rather than waiters: one per channel, shared by reference. */
+interface ListenedChannel {
+  readonly callbacks: Set<(message: string) => void>;
+  readonly subscribed: Promise<unknown>;
 }
 
 /** Raised when the SUBSCRIBE reply does not come within `subscriptionTimeout`. */
@@ -159,6 +177,8 @@ class ChannelShare implements Subscription {
 export class PubSubManager {
   private subscriber: RedisConnection | undefined;
   private readonly entries = new Map<string, ChannelEntry>();
+  /** Channels subscribed for {@link listen} callbacks, by their exact name. */
+  private readonly listened = new Map<string, ListenedChannel>();
   private readonly prefix: string;
   private readonly lifetime = new AbortController();
   private readonly leaveChannel = (name: string, entry: ChannelEntry): void => this.leave(name, entry);
@@ -220,6 +240,7 @@ export class PubSubManager {
         () => this.forget(name, created),
       );
       this.entries.set(name, created);
+      this.holdProcess();
       entry = created;
     }
     const subscription = this.share(name, entry, options);
@@ -275,6 +296,7 @@ export class PubSubManager {
       entry.queue.close(error);
     }
     this.entries.clear();
+    this.listened.clear();
     const subscriber = this.subscriber;
     this.subscriber = undefined;
     if (!subscriber) return;
@@ -298,7 +320,11 @@ export class PubSubManager {
     // An UNSUBSCRIBE sent before its SUBSCRIBE completed can be lost (a cluster's sharded subscriber
     // connects to each node when first needed), leaving the channel subscribed: wait for it first.
     if (entry.confirmed) this.scheduleDrop(name, entry);
-    else entry.subscribed.then(() => this.scheduleDrop(name, entry), () => undefined);
+    else
+      entry.subscribed.then(
+        () => this.scheduleDrop(name, entry),
+        () => undefined,
+      );
   }
 
   private scheduleDrop(name: string, entry: ChannelEntry): void {
@@ -317,15 +343,19 @@ export class PubSubManager {
     entry.dropTimer = undefined;
     if (entry.refs > 0 || this.entries.get(name) !== entry || this.lifetime.signal.aborted) return;
     this.entries.delete(name);
+    this.holdProcess();
     this.send('unsubscribe', [name]).catch((error: unknown) => this.settings.onError(error, `UNSUBSCRIBE ${name}`));
   }
 
   /** Drops an entry whose SUBSCRIBE failed, so the next waiter subscribes afresh. */
   private forget(name: string, entry: ChannelEntry): void {
     if (this.entries.get(name) === entry) this.entries.delete(name);
+    this.holdProcess();
   }
 
   private onMessage(channel: string, message: string): void {
+    const listened = this.listened.get(channel);
+    if (listened) for (const callback of [...listened.callbacks]) callback(message);
     const entry = this.entries.get(channel);
     entry?.strategy.deliver(message, entry);
   }
@@ -334,7 +364,15 @@ export class PubSubManager {
   private async onReconnect(): Promise<void> {
     const names = [...this.entries.keys()];
     if (names.length > 0) {
-      await this.subscribeRetrying(names, () => true).catch((error: unknown) => this.settings.onError(error, 're-SUBSCRIBE'));
+      await this.subscribeRetrying(names, () => true).catch((error: unknown) =>
+        this.settings.onError(error, 're-SUBSCRIBE'),
+      );
+    }
+    const listened = [...this.listened.keys()];
+    if (listened.length > 0) {
+      await this.send('subscribe', listened, true).catch((error: unknown) =>
+        this.settings.onError(error, 're-SUBSCRIBE'),
+      );
     }
     for (const entry of this.entries.values()) {
       entry.strategy.reset?.();
@@ -357,11 +395,70 @@ export class PubSubManager {
     }
   }
 
-  private async send(verb: 'subscribe' | 'unsubscribe', names: string[]): Promise<unknown> {
+  /** (S)SUBSCRIBEs or (S)UNSUBSCRIBEs `names`; `classic`: with SUBSCRIBE whether or not pub/sub is sharded. */
+  private async send(verb: 'subscribe' | 'unsubscribe', names: string[], classic = false): Promise<unknown> {
     const sharded = await this.topology.sharded;
     const subscriber = this.connect(sharded);
-    if (verb === 'subscribe') return sharded ? subscriber.ssubscribe(...names) : subscriber.subscribe(...names);
-    return sharded ? subscriber.sunsubscribe(...names) : subscriber.unsubscribe(...names);
+    const shard = sharded && !classic;
+    if (verb === 'subscribe') return shard ? subscriber.ssubscribe(...names) : subscriber.subscribe(...names);
+    return shard ? subscriber.sunsubscribe(...names) : subscriber.unsubscribe(...names);
+  }
+
+  /**
+   * Calls `onMessage` with every message on `channel` (exact, no key prefix, classic SUBSCRIBE) from
+   * the SUBSCRIBE reply on, until {@link Listening.stop}: for keyspace notifications. Channels are
+   * shared by reference among callbacks. Callbacks alone never keep the process alive: the
+   * subscriber's socket is unreferenced while no waiter shares a channel. Not for a Cluster, whose
+   * subscriber reaches one node only. Rejects with the SUBSCRIBE's error or {@link ClientClosedError}.
+   */
+  async listen(channel: string, onMessage: (message: string) => void): Promise<Listening> {
+    this.lifetime.signal.throwIfAborted();
+    let entry = this.listened.get(channel);
+    if (!entry) {
+      const created: ListenedChannel = { callbacks: new Set(), subscribed: this.send('subscribe', [channel], true) };
+      created.subscribed.catch(() => {
+        if (this.listened.get(channel) === created) this.listened.delete(channel);
+      });
+      this.listened.set(channel, created);
+      entry = created;
+    }
+    const callback = (message: string): void => onMessage(message);
+    entry.callbacks.add(callback);
+    this.holdProcess();
+    await within(
+      entry.subscribed,
+      this.settings.subscriptionTimeout,
+      () => new SubscribeTimeoutError(channel, this.settings.subscriptionTimeout),
+      this.lifetime.signal,
+    ).catch((error: unknown) => {
+      void this.unlisten(channel, entry, callback);
+      throw error;
+    });
+    let stopped: Promise<void> | undefined;
+    return { stop: () => (stopped ??= this.unlisten(channel, entry, callback)) };
+  }
+
+  private async unlisten(channel: string, entry: ListenedChannel, callback: (message: string) => void): Promise<void> {
+    entry.callbacks.delete(callback);
+    if (entry.callbacks.size > 0 || this.listened.get(channel) !== entry) return;
+    this.listened.delete(channel);
+    this.holdProcess();
+    if (this.lifetime.signal.aborted) return;
+    await entry.subscribed.catch(() => undefined);
+    // A callback that came back meanwhile made a new entry, whose SUBSCRIBE follows this UNSUBSCRIBE.
+    await this.send('unsubscribe', [channel], true).catch((error: unknown) =>
+      this.settings.onError(error, `UNSUBSCRIBE ${channel}`),
+    );
+  }
+
+  /**
+   * References the subscriber's socket (so that it keeps the process alive) while waiters share a
+   * channel or no callback listens, and unreferences it while only {@link listen} callbacks use it.
+   */
+  private holdProcess(): void {
+    const stream = (this.subscriber as { stream?: { ref?(): void; unref?(): void } } | undefined)?.stream;
+    if (this.entries.size > 0 || this.listened.size === 0) stream?.ref?.();
+    else stream?.unref?.();
   }
 
   private connect(sharded: boolean): RedisConnection {
@@ -369,7 +466,10 @@ export class PubSubManager {
     const subscriber = this.topology.duplicateSubscriber(sharded);
     subscriber.on('message', (channel: string, message: string) => this.onMessage(channel, message));
     subscriber.on('smessage', (channel: string, message: string) => this.onMessage(channel, message));
-    subscriber.on('connect', () => (this.connections += 1));
+    subscriber.on('connect', () => {
+      this.connections += 1;
+      this.holdProcess();
+    });
     // A connection that never became ready may still have carried SUBSCRIBEs: count connections,
     // not ready events, to tell a reconnect.
     subscriber.on('ready', () => {
@@ -451,7 +551,10 @@ export class PubSubManager {
         // Most likely a slot map still out of date (MOVED): refresh and try again, a few times.
         this.settings.onError(error, `re-SSUBSCRIBE after a slot move (round ${round})`);
         if (round < FOLLOW_ROUNDS) {
-          const timer = setTimeout(() => names.forEach((name) => this.follow(subscriber, name, round + 1)), FOLLOW_SETTLE_MS);
+          const timer = setTimeout(
+            () => names.forEach((name) => this.follow(subscriber, name, round + 1)),
+            FOLLOW_SETTLE_MS,
+          );
           timer.unref();
         }
       }
@@ -464,6 +567,4 @@ export class PubSubManager {
       this.settings.onReconnect(names.length);
     });
   }
-
-
 }

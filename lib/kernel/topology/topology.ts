@@ -31,6 +31,8 @@ export class Topology {
   readonly cluster: boolean;
   /** The `keyPrefix` ioredis adds to keys (and, by hand, to channels), or `''`. */
   readonly prefix: string;
+  /** The database index of the connection (a Cluster's is 0): its keyspace notifications' `@<db>`. */
+  readonly db: number;
   /** Whether pub/sub is sharded (SPUBLISH/SSUBSCRIBE); may need a probe of the server first. */
   readonly sharded: Promise<boolean>;
   /** PUBLISH or SPUBLISH, passed to every script that publishes. */
@@ -47,6 +49,7 @@ export class Topology {
     this.cluster = isCluster(redis);
     const options = isCluster(redis) ? redis.options.redisOptions : redis.options;
     this.prefix = options?.keyPrefix ?? '';
+    this.db = isCluster(redis) ? 0 : (redis.options.db ?? 0);
     this.sharded = this.useShardedPubSub(settings.shardedPubSub, onError);
     this.publish = new PublishCommand(this.sharded.then((on) => (on ? 'SPUBLISH' : 'PUBLISH')));
     this.replicas = new ReplicaSync((key) => this.nodeOf(key), settings.replicaSync ?? REPLICA_SYNC_DEFAULTS, onError);
