@@ -181,7 +181,7 @@ describe('the notify-keyspace-events setting', () => {
     redisson.on('keyspaceNotificationsOff', (event) => reports.push(event));
     const heard = recorder();
     await redisson.getLock('a').addListener(heard);
-    await redisson.getLock('b').addListener({ onDeleted: heard.onDeleted });
+    await redisson.getLock('b').addListener({ onDeleted: (name) => heard.onDeleted(name) });
     await eventually(() => reports.length > 0, 5_000, 'the report');
     await delay(200);
     expect(reports).toEqual([{ event: 'deleted', setting: 'xE', needs: 'Eg' }]);
