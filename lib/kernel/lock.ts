@@ -300,7 +300,7 @@ export class BaseLock implements Holdable {
    * Driven by keyspace notifications: the server's `notify-keyspace-events` must include `Ex` and/or
    * `Eg` (or `EA`); when it does not, the listener stays registered but silent, and the client emits
    * `keyspaceNotificationsOff` once. Listeners do not keep the process alive and end at `shutdown()`.
-   * @throws {InvalidArgumentError} for a listener with neither method, or on a Cluster connection (not yet supported).
+   * @throws {InvalidArgumentError} for a listener with neither method.
    * @throws {ClientClosedError} after `shutdown()`.
    * @example
    * ```ts

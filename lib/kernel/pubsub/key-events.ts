@@ -56,7 +56,7 @@ export class KeyEventListeners {
   /**
    * Calls `listener` for each expiry or deletion of the key `name`; resolves its id once every
    * channel it needs is subscribed.
-   * @throws {InvalidArgumentError} for a listener with neither method, or on a Cluster connection.
+   * @throws {InvalidArgumentError} for a listener with neither method.
    */
   async add(name: string, listener: ObjectListener): Promise<number> {
     const topology = this.ctx.scripts.topology;
@@ -65,11 +65,6 @@ export class KeyEventListeners {
     const events = EVENTS.filter(({ method }) => typeof methods?.[method] === 'function');
     if (events.length === 0) {
       throw new InvalidArgumentError('A lock listener needs an onExpired(name) or an onDeleted(name) method');
-    }
-    if (topology.cluster) {
-      throw new InvalidArgumentError(
-        'Lock listeners are not supported on a Cluster connection yet (keyspace notifications are per node)',
-      );
     }
     const key = topology.prefix + name;
     const listenings: Listening[] = [];

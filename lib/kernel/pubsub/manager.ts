@@ -3,6 +3,7 @@ import type { RedisConnection } from '../../connection';
 import { ClientClosedError } from '../../errors';
 import { within } from '../guarded';
 import { isCluster, type Topology } from '../topology/topology';
+import { NodeSubscribers } from './node-subscribers';
 import { WaitQueue, type Waiter } from './wait-queue';
 import type { ChannelWaiters, WakePolicy, WakeStrategy } from './wake';
 
@@ -179,6 +180,8 @@ export class PubSubManager {
   private readonly entries = new Map<string, ChannelEntry>();
   /** Channels subscribed for {@link listen} callbacks, by their exact name. */
   private readonly listened = new Map<string, ListenedChannel>();
+  /** On a Cluster, the connections to every primary that carry the {@link listen}ed channels. */
+  private nodes: NodeSubscribers | undefined;
   private readonly prefix: string;
   private readonly lifetime = new AbortController();
   private readonly leaveChannel = (name: string, entry: ChannelEntry): void => this.leave(name, entry);
@@ -297,14 +300,16 @@ export class PubSubManager {
     }
     this.entries.clear();
     this.listened.clear();
+    const nodesClosed = this.nodes?.close();
+    this.nodes = undefined;
     const subscriber = this.subscriber;
     this.subscriber = undefined;
-    if (!subscriber) return;
+    if (!subscriber) return void (await nodesClosed);
     // Only a connection with a socket ends with an 'end' event; one waiting to reconnect just stops.
     const hasSocket = ['connecting', 'connect', 'ready'].includes(subscriber.status);
     const ended = hasSocket ? new Promise((resolve) => subscriber.once('end', resolve)) : undefined;
     subscriber.disconnect();
-    await ended;
+    await Promise.all([ended, nodesClosed]);
   }
 
   /**
@@ -369,7 +374,8 @@ export class PubSubManager {
       );
     }
     const listened = [...this.listened.keys()];
-    if (listened.length > 0) {
+    // On a Cluster they are on connections of their own, which subscribe again by themselves.
+    if (listened.length > 0 && !this.topology.cluster) {
       await this.send('subscribe', listened, true).catch((error: unknown) =>
         this.settings.onError(error, 're-SUBSCRIBE'),
       );
@@ -407,15 +413,16 @@ export class PubSubManager {
   /**
    * Calls `onMessage` with every message on `channel` (exact, no key prefix, classic SUBSCRIBE) from
    * the SUBSCRIBE reply on, until {@link Listening.stop}: for keyspace notifications. Channels are
-   * shared by reference among callbacks. Callbacks alone never keep the process alive: the
-   * subscriber's socket is unreferenced while no waiter shares a channel. Not for a Cluster, whose
-   * subscriber reaches one node only. Rejects with the SUBSCRIBE's error or {@link ClientClosedError}.
+   * shared by reference among callbacks. On a Cluster the channel is subscribed on every primary
+   * (each publishes its own keys' notifications), over connections of its own. Callbacks alone never
+   * keep the process alive: the subscriber's socket is unreferenced while no waiter shares a
+   * channel. Rejects with the SUBSCRIBE's error or {@link ClientClosedError}.
    */
   async listen(channel: string, onMessage: (message: string) => void): Promise<Listening> {
     this.lifetime.signal.throwIfAborted();
     let entry = this.listened.get(channel);
     if (!entry) {
-      const created: ListenedChannel = { callbacks: new Set(), subscribed: this.send('subscribe', [channel], true) };
+      const created: ListenedChannel = { callbacks: new Set(), subscribed: this.sendListened('subscribe', channel) };
       created.subscribed.catch(() => {
         if (this.listened.get(channel) === created) this.listened.delete(channel);
       });
@@ -446,9 +453,20 @@ export class PubSubManager {
     if (this.lifetime.signal.aborted) return;
     await entry.subscribed.catch(() => undefined);
     // A callback that came back meanwhile made a new entry, whose SUBSCRIBE follows this UNSUBSCRIBE.
-    await this.send('unsubscribe', [channel], true).catch((error: unknown) =>
+    await this.sendListened('unsubscribe', channel).catch((error: unknown) =>
       this.settings.onError(error, `UNSUBSCRIBE ${channel}`),
     );
+  }
+
+  /** (UN)SUBSCRIBEs a {@link listen}ed channel: on the subscriber, or on a Cluster on every primary. */
+  private sendListened(verb: 'subscribe' | 'unsubscribe', channel: string): Promise<unknown> {
+    const redis = this.topology.redis;
+    if (!isCluster(redis)) return this.send(verb, [channel], true);
+    this.nodes ??= new NodeSubscribers(redis, {
+      onMessage: (name, message) => this.onMessage(name, message),
+      onError: (error, what) => this.settings.onError(error, what),
+    });
+    return verb === 'subscribe' ? this.nodes.subscribe(channel) : this.nodes.unsubscribe(channel);
   }
 
   /**
