@@ -124,6 +124,20 @@ describe('lock listeners', () => {
     expect(heard.deleted).toEqual(['prefixed']);
   });
 
+  it('subscribes again after the subscriber connection was killed, and hears again', async () => {
+    const reconnected = jest.fn();
+    const redisson = client();
+    redisson.on('subscriberReconnected', reconnected);
+    const heard = recorder();
+    await redisson.getLock('revived').addListener(heard);
+    expect(await admin().client('KILL', 'TYPE', 'pubsub')).toBe(1);
+    await eventually(() => reconnected.mock.calls.length === 1, 10_000, 'the reconnect');
+    await eventually(async () => (await subscriberCount(admin(), DELETED)) === 1, 5_000, 'the new subscription');
+    await admin().set('revived', '1');
+    await admin().del('revived');
+    await eventually(() => heard.deleted.length === 1, 5_000, 'the deletion');
+  });
+
   it('leaves no subscription after shutdown, and refuses listeners then', async () => {
     const redisson = client();
     const heard = recorder();
