@@ -108,9 +108,7 @@ export class BaseLock implements Holdable {
    * ```
    */
   tryLock(options?: TryLockOptions): Promise<boolean> {
-    return rejectingThrows(() =>
-      this.#core.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toBoolean),
-    );
+    return rejectingThrows(() => this.#core.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toBoolean));
   }
 
   /**
@@ -263,9 +261,7 @@ export class BaseLock implements Holdable {
    * ```
    */
   tryAcquire(options?: AcquireOptions): Promise<Handle | null> {
-    return rejectingThrows(() =>
-      this.#core.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toHandleOrNull),
-    );
+    return rejectingThrows(() => this.#core.acquireHold(withSingleAttemptDefault(resolveCallOptions(options)), toHandleOrNull));
   }
 
   /**
@@ -490,11 +486,7 @@ export class LockCore implements HandleOwner, LockTarget {
     return rejectingThrows(() => this.kind.trim(this, owner, holdsBefore)).then(
       () => undefined,
       (error: unknown) =>
-        this.ctx.logger.debug('undoing an uncertain acquisition failed; the lease ends it', {
-          name: this.name,
-          owner,
-          error,
-        }),
+        this.ctx.logger.debug('undoing an uncertain acquisition failed; the lease ends it', { name: this.name, owner, error }),
     );
   }
 
@@ -533,10 +525,7 @@ export class LockCore implements HandleOwner, LockTarget {
   /** Releases a hold nobody wants any more, then rejects with `reason`. */
   private async giveBack(threadId: number, reason: unknown): Promise<never> {
     await this.release(threadId).catch((error: unknown) =>
-      this.ctx.logger.debug('giving back an unwanted acquisition failed; the lease ends it', {
-        name: this.name,
-        error,
-      }),
+      this.ctx.logger.debug('giving back an unwanted acquisition failed; the lease ends it', { name: this.name, error }),
     );
     throw reason;
   }
@@ -582,9 +571,7 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
     const record = this.acquired;
     if (!acquired || !record) {
       const { cleanUp, outcome, lastTtl } = this;
-      return cleanUp
-        ? cleanUp.then(() => outcome(core, undefined, call, lastTtl))
-        : outcome(core, undefined, call, lastTtl);
+      return cleanUp ? cleanUp.then(() => outcome(core, undefined, call, lastTtl)) : outcome(core, undefined, call, lastTtl);
     }
     return (
       core.concludeAcquisition(threadId, this.unscoped, call.signal) ??

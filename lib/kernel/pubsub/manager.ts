@@ -24,10 +24,7 @@ const SUBSCRIBE_RETRY_MS = 200;
  * with it. ioredis picks another connection; a retry goes there.
  */
 function isDroppedByConnection(error: unknown): boolean {
-  return (
-    error instanceof Error &&
-    /Connection is closed|allowed in this context|Connection in subscriber mode/.test(error.message)
-  );
+  return error instanceof Error && /Connection is closed|allowed in this context|Connection in subscriber mode/.test(error.message);
 }
 
 /** Pause after the client's cluster connection lost a node before every channel is subscribed again, in ms. */
@@ -325,11 +322,7 @@ export class PubSubManager {
     // An UNSUBSCRIBE sent before its SUBSCRIBE completed can be lost (a cluster's sharded subscriber
     // connects to each node when first needed), leaving the channel subscribed: wait for it first.
     if (entry.confirmed) this.scheduleDrop(name, entry);
-    else
-      entry.subscribed.then(
-        () => this.scheduleDrop(name, entry),
-        () => undefined,
-      );
+    else entry.subscribed.then(() => this.scheduleDrop(name, entry), () => undefined);
   }
 
   private scheduleDrop(name: string, entry: ChannelEntry): void {
@@ -369,16 +362,12 @@ export class PubSubManager {
   private async onReconnect(): Promise<void> {
     const names = [...this.entries.keys()];
     if (names.length > 0) {
-      await this.subscribeRetrying(names, () => true).catch((error: unknown) =>
-        this.settings.onError(error, 're-SUBSCRIBE'),
-      );
+      await this.subscribeRetrying(names, () => true).catch((error: unknown) => this.settings.onError(error, 're-SUBSCRIBE'));
     }
     const listened = [...this.listened.keys()];
     // On a Cluster they are on connections of their own, which subscribe again by themselves.
     if (listened.length > 0 && !this.topology.cluster) {
-      await this.send('subscribe', listened, true).catch((error: unknown) =>
-        this.settings.onError(error, 're-SUBSCRIBE'),
-      );
+      await this.sendClassic('subscribe', listened).catch((error: unknown) => this.settings.onError(error, 're-SUBSCRIBE'));
     }
     for (const entry of this.entries.values()) {
       entry.strategy.reset?.();
@@ -401,13 +390,11 @@ export class PubSubManager {
     }
   }
 
-  /** (S)SUBSCRIBEs or (S)UNSUBSCRIBEs `names`; `classic`: with SUBSCRIBE whether or not pub/sub is sharded. */
-  private async send(verb: 'subscribe' | 'unsubscribe', names: string[], classic = false): Promise<unknown> {
+  private async send(verb: 'subscribe' | 'unsubscribe', names: string[]): Promise<unknown> {
     const sharded = await this.topology.sharded;
     const subscriber = this.connect(sharded);
-    const shard = sharded && !classic;
-    if (verb === 'subscribe') return shard ? subscriber.ssubscribe(...names) : subscriber.subscribe(...names);
-    return shard ? subscriber.sunsubscribe(...names) : subscriber.unsubscribe(...names);
+    if (verb === 'subscribe') return sharded ? subscriber.ssubscribe(...names) : subscriber.subscribe(...names);
+    return sharded ? subscriber.sunsubscribe(...names) : subscriber.unsubscribe(...names);
   }
 
   /**
@@ -461,12 +448,18 @@ export class PubSubManager {
   /** (UN)SUBSCRIBEs a {@link listen}ed channel: on the subscriber, or on a Cluster on every primary. */
   private sendListened(verb: 'subscribe' | 'unsubscribe', channel: string): Promise<unknown> {
     const redis = this.topology.redis;
-    if (!isCluster(redis)) return this.send(verb, [channel], true);
+    if (!isCluster(redis)) return this.sendClassic(verb, [channel]);
     this.nodes ??= new NodeSubscribers(redis, {
       onMessage: (name, message) => this.onMessage(name, message),
       onError: (error, what) => this.settings.onError(error, what),
     });
     return verb === 'subscribe' ? this.nodes.subscribe(channel) : this.nodes.unsubscribe(channel);
+  }
+
+  /** SUBSCRIBEs or UNSUBSCRIBEs `names` on the subscriber, whether or not pub/sub is sharded. */
+  private async sendClassic(verb: 'subscribe' | 'unsubscribe', names: string[]): Promise<unknown> {
+    const subscriber = this.connect(await this.topology.sharded);
+    return verb === 'subscribe' ? subscriber.subscribe(...names) : subscriber.unsubscribe(...names);
   }
 
   /**
@@ -569,10 +562,7 @@ export class PubSubManager {
         // Most likely a slot map still out of date (MOVED): refresh and try again, a few times.
         this.settings.onError(error, `re-SSUBSCRIBE after a slot move (round ${round})`);
         if (round < FOLLOW_ROUNDS) {
-          const timer = setTimeout(
-            () => names.forEach((name) => this.follow(subscriber, name, round + 1)),
-            FOLLOW_SETTLE_MS,
-          );
+          const timer = setTimeout(() => names.forEach((name) => this.follow(subscriber, name, round + 1)), FOLLOW_SETTLE_MS);
           timer.unref();
         }
       }
@@ -585,4 +575,6 @@ export class PubSubManager {
       this.settings.onReconnect(names.length);
     });
   }
+
+
 }
