@@ -31,8 +31,6 @@ export class Topology {
   readonly cluster: boolean;
   /** The `keyPrefix` ioredis adds to keys (and, by hand, to channels), or `''`. */
   readonly prefix: string;
-  /** The database index of the connection (a Cluster's is 0): its keyspace notifications' `@<db>`. */
-  readonly db: number;
   /** Whether pub/sub is sharded (SPUBLISH/SSUBSCRIBE); may need a probe of the server first. */
   readonly sharded: Promise<boolean>;
   /** PUBLISH or SPUBLISH, passed to every script that publishes. */
@@ -49,7 +47,6 @@ export class Topology {
     this.cluster = isCluster(redis);
     const options = isCluster(redis) ? redis.options.redisOptions : redis.options;
     this.prefix = options?.keyPrefix ?? '';
-    this.db = isCluster(redis) ? 0 : (redis.options.db ?? 0);
     this.sharded = this.useShardedPubSub(settings.shardedPubSub, onError);
     this.publish = new PublishCommand(this.sharded.then((on) => (on ? 'SPUBLISH' : 'PUBLISH')));
     this.replicas = new ReplicaSync((key) => this.nodeOf(key), settings.replicaSync ?? REPLICA_SYNC_DEFAULTS, onError);
@@ -67,6 +64,12 @@ export class Topology {
    */
   sameSlot(a: string, b: string): boolean {
     return calculateSlot(a) === calculateSlot(b);
+  }
+
+  /** The database index of the connection (a Cluster's is 0): its keyspace notifications' `@<db>`. */
+  get db(): number {
+    const redis = this.redis;
+    return isCluster(redis) ? 0 : (redis.options.db ?? 0);
   }
 
   /** The connection serving `key`'s slot (a cluster's primary for it), or the user's connection. */
