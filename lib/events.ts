@@ -120,6 +120,19 @@ export type RedissonEvents = {
     /** The error the hold's handles abort with, saying why it was lost. */
     error: LockLostError;
   };
+  /**
+   * A lock listener was added, but the server's `notify-keyspace-events` setting leaves its event
+   * out, so it will not be called until the setting is changed. Emitted once per client and event;
+   * not at all when `CONFIG GET` is refused (ACL, managed services): the logger is told instead.
+   */
+  keyspaceNotificationsOff: {
+    /** The event left out. */
+    event: 'expired' | 'deleted';
+    /** The setting as read. */
+    setting: string;
+    /** The flags it needs (`Ex` or `Eg`; `A` covers both `x` and `g`). */
+    needs: string;
+  };
   /** The subscriber connection came back; every waiter was woken to re-check. */
   subscriberReconnected: {
     /** Channels subscribed again on the new connection. */

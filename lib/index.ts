@@ -22,6 +22,7 @@ export {
 } from './errors';
 export type { AcquisitionStats, LockEvent, RedissonEvents } from './events';
 export { BaseLock } from './kernel/lock';
+export type { DeletedObjectListener, ExpiredObjectListener, ObjectListener } from './kernel/pubsub/key-events';
 export { BASE_WAIT_PER_LOCK_MS, CompositeLock } from './kinds/composite';
 export { RFairLock } from './kinds/fair-lock';
 export { RFasterMultiLock } from './kinds/faster-multi-lock';

@@ -51,6 +51,22 @@ describe('Redis Sentinel', () => {
     await eventually(async () => (await subscriberCount(master, 'redisson_lock__channel:{s1}')) === 0, 10_000, 'no subscriber left');
   }, 60_000);
 
+  it('calls lock listeners for expiry and deletion on the master', async () => {
+    const master = group.direct(await group.masterPort());
+    await master.config('SET', 'notify-keyspace-events', 'Egx');
+    const redisson = client();
+    const heard: string[] = [];
+    const id = await redisson.getLock('s-listened').addListener({ onExpired: (n) => heard.push(`expired:${n}`), onDeleted: (n) => heard.push(`deleted:${n}`) });
+    await redisson.getLock('s-listened').lock({ leaseTime: 150, threadId: 1 });
+    await eventually(() => heard.length === 1, 10_000, 'the expiry');
+    await redisson.getLock('s-listened').lock({ threadId: 2 });
+    await redisson.getLock('s-listened').unlock({ threadId: 2 });
+    await eventually(() => heard.length === 2, 10_000, 'the deletion');
+    expect(heard).toEqual(['expired:s-listened', 'deleted:s-listened']);
+    await redisson.getLock('s-listened').removeListener(id);
+    expect(await subscriberCount(master, '__keyevent@0__:del')).toBe(0);
+  });
+
   it('re-subscribes a parked waiter on the promoted replica when the master dies, and wakes it there', async () => {
     const holder = client();
     const waiter = client();

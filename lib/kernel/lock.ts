@@ -16,6 +16,7 @@ import { Handle, type HandleLease, type HandleOwner } from './handle';
 import { emitReleased } from './hold-events';
 import type { HeldLock, HoldLedger } from './hold-ledger';
 import { holdName } from './leases/lease';
+import { KEY_EVENTS, type ObjectListener } from './pubsub/key-events';
 import { checkCallback, holdWhile, rejectingThrows, withSingleAttemptDefault, type Holdable } from './holding';
 import type { AttemptInput, LockKind, LockTarget, ReleaseResult } from './lock-kind';
 
@@ -286,6 +287,42 @@ export abstract class BaseLock implements Holdable {
     return core.ctx.scopes.run(async () => holdWhile(await core.acquireHold(call, toHandle), fn, core.ctx.logger));
   }
 
+  /*
+   * Listeners (Redisson's RObservable).
+   */
+
+  /**
+   * Calls `listener` when the lock's key expires (`onExpired`) or is deleted (`onDeleted`), whoever
+   * did it (any client, Java or Node); resolves its id, unique in this client, once subscribed.
+   * Driven by keyspace notifications: the server's `notify-keyspace-events` must include `Ex` and/or
+   * `Eg` (or `EA`); when it does not, the listener stays registered but silent, and the client emits
+   * `keyspaceNotificationsOff` once. Listeners do not keep the process alive and end at `shutdown()`.
+   * @throws {InvalidArgumentError} for a listener with neither method.
+   * @throws {ClientClosedError} after `shutdown()`.
+   * @example
+   * ```ts
+   * const id = await lock.addListener({ onExpired: (name) => console.warn(`${name}: a lease ran out`) });
+   * // later
+   * await lock.removeListener(id);
+   * ```
+   */
+  async addListener(listener: ObjectListener): Promise<number> {
+    const ctx = this.#core.ctx;
+    ctx.lifetime.throwIfAborted();
+    return ctx.local(KEY_EVENTS).add(this.name, listener);
+  }
+
+  /**
+   * Stops the listener `id` of this client (added through any lock); resolves once its
+   * subscriptions nobody else uses are gone. An unknown id is ignored.
+   * @example
+   * ```ts
+   * await lock.removeListener(id);
+   * ```
+   */
+  async removeListener(id: number): Promise<void> {
+    await this.#core.ctx.local(KEY_EVENTS).remove(id);
+  }
 }
 
 /**

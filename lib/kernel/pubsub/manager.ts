@@ -3,6 +3,7 @@ import type { RedisConnection } from '../../connection';
 import { ClientClosedError } from '../../errors';
 import { within } from '../guarded';
 import { isCluster, type Topology } from '../topology/topology';
+import { NodeSubscribers } from './node-subscribers';
 import { WaitQueue, type Waiter } from './wait-queue';
 import type { ChannelWaiters, WakePolicy, WakeStrategy } from './wake';
 
@@ -64,6 +65,21 @@ export interface ShareOptions {
    * @default 0
    */
   linger?: number;
+}
+
+/** A callback's hold on a {@link PubSubManager.listen}ed channel. */
+export interface Listening {
+  /**
+   * Stops the callback at once; the channel is unsubscribed when its last callback goes (resolves
+   * once the server answered that UNSUBSCRIBE). Idempotent.
+   */
+  stop(): Promise<void>;
+}
+
+/** An exact channel subscribed for callbacks rather than waiters: one per channel, shared by reference. */
+interface ListenedChannel {
+  readonly callbacks: Set<(message: string) => void>;
+  readonly subscribed: Promise<unknown>;
 }
 
 /** Raised when the SUBSCRIBE reply does not come within `subscriptionTimeout`. */
@@ -159,6 +175,10 @@ class ChannelShare implements Subscription {
 export class PubSubManager {
   private subscriber: RedisConnection | undefined;
   private readonly entries = new Map<string, ChannelEntry>();
+  /** Channels subscribed for {@link listen} callbacks, by their exact name. */
+  private readonly listened = new Map<string, ListenedChannel>();
+  /** On a Cluster, the connections to every primary that carry the {@link listen}ed channels. */
+  private nodes: NodeSubscribers | undefined;
   private readonly prefix: string;
   private readonly lifetime = new AbortController();
   private readonly leaveChannel = (name: string, entry: ChannelEntry): void => this.leave(name, entry);
@@ -220,6 +240,7 @@ export class PubSubManager {
         () => this.forget(name, created),
       );
       this.entries.set(name, created);
+      this.holdProcess();
       entry = created;
     }
     const subscription = this.share(name, entry, options);
@@ -275,14 +296,17 @@ export class PubSubManager {
       entry.queue.close(error);
     }
     this.entries.clear();
+    this.listened.clear();
+    const nodesClosed = this.nodes?.close();
+    this.nodes = undefined;
     const subscriber = this.subscriber;
     this.subscriber = undefined;
-    if (!subscriber) return;
+    if (!subscriber) return void (await nodesClosed);
     // Only a connection with a socket ends with an 'end' event; one waiting to reconnect just stops.
     const hasSocket = ['connecting', 'connect', 'ready'].includes(subscriber.status);
     const ended = hasSocket ? new Promise((resolve) => subscriber.once('end', resolve)) : undefined;
     subscriber.disconnect();
-    await ended;
+    await Promise.all([ended, nodesClosed]);
   }
 
   /**
@@ -317,15 +341,19 @@ export class PubSubManager {
     entry.dropTimer = undefined;
     if (entry.refs > 0 || this.entries.get(name) !== entry || this.lifetime.signal.aborted) return;
     this.entries.delete(name);
+    this.holdProcess();
     this.send('unsubscribe', [name]).catch((error: unknown) => this.settings.onError(error, `UNSUBSCRIBE ${name}`));
   }
 
   /** Drops an entry whose SUBSCRIBE failed, so the next waiter subscribes afresh. */
   private forget(name: string, entry: ChannelEntry): void {
     if (this.entries.get(name) === entry) this.entries.delete(name);
+    this.holdProcess();
   }
 
   private onMessage(channel: string, message: string): void {
+    const listened = this.listened.get(channel);
+    if (listened) for (const callback of [...listened.callbacks]) callback(message);
     const entry = this.entries.get(channel);
     entry?.strategy.deliver(message, entry);
   }
@@ -335,6 +363,11 @@ export class PubSubManager {
     const names = [...this.entries.keys()];
     if (names.length > 0) {
       await this.subscribeRetrying(names, () => true).catch((error: unknown) => this.settings.onError(error, 're-SUBSCRIBE'));
+    }
+    const listened = [...this.listened.keys()];
+    // On a Cluster they are on connections of their own, which subscribe again by themselves.
+    if (listened.length > 0 && !this.topology.cluster) {
+      await this.sendClassic('subscribe', listened).catch((error: unknown) => this.settings.onError(error, 're-SUBSCRIBE'));
     }
     for (const entry of this.entries.values()) {
       entry.strategy.reset?.();
@@ -368,12 +401,90 @@ export class PubSubManager {
     return verb === 'subscribe' ? subscriber.ssubscribe(...given) : subscriber.sunsubscribe(...given);
   }
 
+  /**
+   * Calls `onMessage` with every message on `channel` (exact, no key prefix, classic SUBSCRIBE) from
+   * the SUBSCRIBE reply on, until {@link Listening.stop}: for keyspace notifications. Channels are
+   * shared by reference among callbacks. On a Cluster the channel is subscribed on every primary
+   * (each publishes its own keys' notifications), over connections of its own. Callbacks alone never
+   * keep the process alive: the subscriber's socket is unreferenced while no waiter shares a
+   * channel. Rejects with the SUBSCRIBE's error or {@link ClientClosedError}.
+   */
+  async listen(channel: string, onMessage: (message: string) => void): Promise<Listening> {
+    this.lifetime.signal.throwIfAborted();
+    let entry = this.listened.get(channel);
+    if (!entry) {
+      const created: ListenedChannel = { callbacks: new Set(), subscribed: this.sendListened('subscribe', channel) };
+      created.subscribed.catch(() => {
+        if (this.listened.get(channel) === created) this.listened.delete(channel);
+      });
+      this.listened.set(channel, created);
+      entry = created;
+    }
+    const callback = (message: string): void => onMessage(message);
+    entry.callbacks.add(callback);
+    this.holdProcess();
+    await within(
+      entry.subscribed,
+      this.settings.subscriptionTimeout,
+      () => new SubscribeTimeoutError(channel, this.settings.subscriptionTimeout),
+      this.lifetime.signal,
+    ).catch((error: unknown) => {
+      void this.unlisten(channel, entry, callback);
+      throw error;
+    });
+    let stopped: Promise<void> | undefined;
+    return { stop: () => (stopped ??= this.unlisten(channel, entry, callback)) };
+  }
+
+  private async unlisten(channel: string, entry: ListenedChannel, callback: (message: string) => void): Promise<void> {
+    entry.callbacks.delete(callback);
+    if (entry.callbacks.size > 0 || this.listened.get(channel) !== entry) return;
+    this.listened.delete(channel);
+    this.holdProcess();
+    if (this.lifetime.signal.aborted) return;
+    await entry.subscribed.catch(() => undefined);
+    // A callback that came back meanwhile made a new entry, whose SUBSCRIBE follows this UNSUBSCRIBE.
+    await this.sendListened('unsubscribe', channel).catch((error: unknown) =>
+      this.settings.onError(error, `UNSUBSCRIBE ${channel}`),
+    );
+  }
+
+  /** (UN)SUBSCRIBEs a {@link listen}ed channel: on the subscriber, or on a Cluster on every primary. */
+  private sendListened(verb: 'subscribe' | 'unsubscribe', channel: string): Promise<unknown> {
+    const redis = this.topology.redis;
+    if (!isCluster(redis)) return this.sendClassic(verb, [channel]);
+    this.nodes ??= new NodeSubscribers(redis, {
+      onMessage: (name, message) => this.onMessage(name, message),
+      onError: (error, what) => this.settings.onError(error, what),
+    });
+    return verb === 'subscribe' ? this.nodes.subscribe(channel) : this.nodes.unsubscribe(channel);
+  }
+
+  /** SUBSCRIBEs or UNSUBSCRIBEs `names` on the subscriber, whether or not pub/sub is sharded. */
+  private async sendClassic(verb: 'subscribe' | 'unsubscribe', names: string[]): Promise<unknown> {
+    const subscriber = this.connect(await this.topology.sharded);
+    return verb === 'subscribe' ? subscriber.subscribe(...names) : subscriber.unsubscribe(...names);
+  }
+
+  /**
+   * References the subscriber's socket (so that it keeps the process alive) while waiters share a
+   * channel or no callback listens, and unreferences it while only {@link listen} callbacks use it.
+   */
+  private holdProcess(): void {
+    const stream = (this.subscriber as { stream?: { ref?(): void; unref?(): void } } | undefined)?.stream;
+    if (this.entries.size > 0 || this.listened.size === 0) stream?.ref?.();
+    else stream?.unref?.();
+  }
+
   private connect(sharded: boolean): RedisConnection {
     if (this.subscriber) return this.subscriber;
     const subscriber = this.topology.duplicateSubscriber(sharded);
     subscriber.on('message', (channel: string, message: string) => this.onMessage(channel, message));
     subscriber.on('smessage', (channel: string, message: string) => this.onMessage(channel, message));
-    subscriber.on('connect', () => (this.connections += 1));
+    subscriber.on('connect', () => {
+      this.connections += 1;
+      this.holdProcess();
+    });
     // A connection that never became ready may still have carried SUBSCRIBEs: count connections,
     // not ready events, to tell a reconnect.
     subscriber.on('ready', () => {

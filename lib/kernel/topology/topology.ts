@@ -73,6 +73,12 @@ export class Topology {
     return calculateSlot(a) === calculateSlot(b);
   }
 
+  /** The database index of the connection (a Cluster's is 0): its keyspace notifications' `@<db>`. */
+  get db(): number {
+    const redis = this.redis;
+    return isCluster(redis) ? 0 : (redis.options.db ?? 0);
+  }
+
   /** The connection serving `key`'s slot (a cluster's primary for it), or the user's connection. */
   nodeOf(key: string): Redis | undefined {
     const redis = this.redis;

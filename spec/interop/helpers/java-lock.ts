@@ -59,6 +59,21 @@ export class JavaLock {
     return this.call('remainTimeToLive');
   }
 
+  /** `addListener(ExpiredObjectListener)` or `addListener(DeletedObjectListener)`: resolves the listener id. */
+  addListener(event: 'expired' | 'deleted'): Promise<number> {
+    return this.call('addListener', { event });
+  }
+
+  /** `removeListener(listenerId)`. */
+  removeListener(listenerId: number): Promise<null> {
+    return this.call('removeListener', { listenerId });
+  }
+
+  /** What the peer's listeners (of any lock) heard since the last call, as `expired:<name>` or `deleted:<name>`. */
+  heard(): Promise<string[]> {
+    return this.call('heard');
+  }
+
   /** The same lock from another Java thread. */
   onThread(thread: number): JavaLock {
     return new JavaLock(this.peer, this.name, thread, this.kind);
