@@ -65,7 +65,12 @@ describe('soak', () => {
 
     await redisson.shutdown();
     expect(await admin().pubsub('CHANNELS')).toEqual([]);
-    // After shutdown only the caller's own connection (and the test's) hold the loop.
-    expect(process.getActiveResourcesInfo().length).toBeLessThanOrEqual(baselineResources + 1);
+    // After shutdown only the caller's own connection (and the test's) hold the loop; the closed
+    // subscriber's socket may take a moment to go on a loaded machine (once seen: one more).
+    await eventually(
+      () => process.getActiveResourcesInfo().length <= baselineResources + 1,
+      5_000,
+      "nothing but the caller's connection holding the loop",
+    );
   });
 });
