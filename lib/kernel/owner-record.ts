@@ -134,7 +134,10 @@ const FILLED = new Set(['service', 'host', 'pid', 'version', 'startedAt']);
  * Reads the records of `owners` (owner tokens split): one HMGET per client. Read-only; a record that
  * is missing or unreadable reads as `recorded: false`.
  */
-export async function readOwnerRecords(redis: RedisConnection, owners: readonly ParsedOwner[]): Promise<RecordedOwner[]> {
+export async function readOwnerRecords(
+  redis: RedisConnection,
+  owners: readonly ParsedOwner[],
+): Promise<RecordedOwner[]> {
   const threadsOf = new Map<string, string[]>();
   for (const { clientId, threadId } of owners) {
     const threads = threadsOf.get(clientId);
@@ -154,7 +157,8 @@ export async function readOwnerRecords(redis: RedisConnection, owners: readonly 
     const scope = parseObject(values[1 + threadsOf.get(clientId)!.indexOf(threadId)]);
     const extra: Record<string, string | number | boolean> = {};
     for (const [key, value] of Object.entries(info)) {
-      if (!FILLED.has(key) && ['string', 'number', 'boolean'].includes(typeof value)) extra[key] = value as string | number | boolean;
+      if (!FILLED.has(key) && ['string', 'number', 'boolean'].includes(typeof value))
+        extra[key] = value as string | number | boolean;
     }
     return {
       recorded: true,
