@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { version } from '../package.json';
 import { InvalidArgumentError, ownerRecordKey, type LockHolder } from '../lib';
 import { ROOT, run, runOk } from './helpers/consumer';
 import { delay, useRedis } from './helpers/fixture';
@@ -15,7 +16,6 @@ const { admin, server, client } = useRedis();
 const CLI = join(ROOT, 'dist', 'cli.js');
 const HOLDER = join(__dirname, 'fixtures', 'labelled-holder.mjs');
 const JAVA = '8fe4a548-fa9f-42a3-8482-1d24d038f24f';
-const { version } = require('../package.json') as { version: string };
 
 beforeAll(async () => {
   if (!existsSync(CLI)) await runOk('npm', ['run', 'build']);
@@ -116,7 +116,7 @@ describe('holders() and the CLI across processes', () => {
     expect(text.stdout).toMatch(new RegExp(`who +shipping on .* pid ${c.child.pid} .*"parcel 9" since`));
     expect(text.stdout).toContain('team=payments');
     const json = JSON.parse(
-      (await runOk(process.execPath, [CLI, '--url', server().url, 'inspect', 'stock:42', '--json'])) as string,
+      await runOk(process.execPath, [CLI, '--url', server().url, 'inspect', 'stock:42', '--json']),
     ) as {
       owners: { record: LockHolder }[];
       queue: { record: LockHolder }[];
