@@ -460,8 +460,7 @@ export class RedissonClient {
     this.lifetime.abort(closed);
     for (const acquisition of [...this.pending]) acquisition.close(closed);
     this.leases.shutdown();
-    this.ownerRecord?.remove();
-    const closing = Promise.all([this.pubsub.shutdown(), this.scripts.flush()]);
+    const closing = Promise.all([this.pubsub.shutdown(), this.scripts.flush(), this.ownerRecord?.remove()]);
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, SHUTDOWN_BOUND_MS);

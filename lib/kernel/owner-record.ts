@@ -72,11 +72,11 @@ export class OwnerRecord {
     if (this.written) this.write();
   }
 
-  /** Deletes the record (client shutdown); not awaited. */
-  remove(): void {
+  /** Deletes the record (client shutdown); resolves when Redis answered, a failure told to `onError`. */
+  async remove(): Promise<void> {
     if (!this.written) return;
     this.written = false;
-    this.settings.redis.del(this.key).catch((error: unknown) => this.settings.onError(error));
+    await this.settings.redis.del(this.key).catch((error: unknown) => this.settings.onError(error));
   }
 
   private write(): void {
