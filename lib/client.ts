@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { version } from '../package.json';
 import mitt, { type Emitter, type Handler } from 'mitt';
 import type { RedisConnection } from './connection';
 import { ClientClosedError, InvalidArgumentError } from './errors';
@@ -21,9 +23,10 @@ import { KINDS } from './kinds/registry';
 import type { RLock } from './kinds/rlock';
 import type { RSpinLock, BackOffOptions } from './kinds/spin-lock';
 import type { MultiLockValue } from './kinds/values/kryo';
-import { resolveOptions, type RedissonOptions, type ResolvedOptions } from './options';
+import { resolveOptions, resolveScopeOptions, type RedissonOptions, type ResolvedOptions } from './options';
 import { emitHoldLost, type Emit } from './kernel/hold-events';
-import { OwnerScopes } from './owner';
+import { OwnerScopes, type ScopeOptions } from './owner';
+import { OwnerRecord } from './kernel/owner-record';
 import { PubSubManager } from './kernel/pubsub/manager';
 import { ScriptRunner } from './kernel/scripts/runner';
 import type { RCountDownLatch } from './kinds/count-down-latch';
@@ -97,7 +100,8 @@ export class RedissonClient {
   };
   private readonly lifetime = new AbortController();
   private readonly pending = new Set<Closable>();
-  private readonly scopes = new OwnerScopes();
+  private readonly scopes: OwnerScopes;
+  private readonly ownerRecord: OwnerRecord | undefined;
   private readonly pubsub: PubSubManager;
   private readonly leases: LeaseTracker;
   private readonly scripts: ScriptRunner;
@@ -129,7 +133,18 @@ export class RedissonClient {
       onReconnect: (channels) => this.emitEvent('subscriberReconnected', { channels }),
       onError: (error, what) => logger.debug(`pub/sub: ${what} failed`, { error }),
     });
+    const { ownerInfo } = this.options;
+    this.ownerRecord = ownerInfo && new OwnerRecord({
+      redis,
+      clientId: this.id,
+      info: { host: hostname(), pid: process.pid, version, startedAt: new Date().toISOString(), ...ownerInfo },
+      ttl: 2 * this.options.lockWatchdogTimeout,
+      onError: (error) => logger.debug('writing the owner record failed; the next need writes it again', { error }),
+    });
+    const record = this.ownerRecord;
+    this.scopes = new OwnerScopes(record && ((threadId) => record.forget(threadId)));
     this.leases = new LeaseTracker({
+      onRound: record && (() => record.refresh()),
       renewalLease: this.options.lockWatchdogTimeout,
       batchSize: this.options.lockWatchdogBatchSize,
       groupOf: topology.slotOf,
@@ -150,6 +165,7 @@ export class RedissonClient {
       scripts: this.scripts,
       leases: this.leases,
       scopes: this.scopes,
+      ownerRecord: this.ownerRecord,
       logger,
       pubsub: this.pubsub,
       lifetime: this.lifetime.signal,
@@ -388,7 +404,8 @@ export class RedissonClient {
 
   /**
    * Runs `fn` in an owner scope: every lock taken by code awaited inside it belongs to one logical
-   * thread and re-enters. Inside an open scope, runs in that scope.
+   * thread and re-enters. Inside an open scope, runs in that scope. A `label` names what the scope
+   * does for `lock.holders()` and the CLI (recorded when the client has `ownerInfo`).
    * @throws {InvalidArgumentError} when `fn` is not a function.
    * @throws {ClientClosedError} after `shutdown()`.
    * @example
@@ -401,10 +418,12 @@ export class RedissonClient {
    * });
    * ```
    */
-  run<T>(fn: () => T): T {
+  run<T>(fn: () => T, options?: ScopeOptions): T {
     if (typeof fn !== 'function') throw new InvalidArgumentError('run() needs a function');
     this.assertOpen();
-    return this.scopes.run(fn);
+    if (options === undefined) return this.scopes.run(fn);
+    const { label } = resolveScopeOptions(options);
+    return this.scopes.run(fn, label);
   }
 
   /**
@@ -464,7 +483,7 @@ export class RedissonClient {
     this.lifetime.abort(closed);
     for (const acquisition of [...this.pending]) acquisition.close(closed);
     this.leases.shutdown();
-    const closing = Promise.all([this.pubsub.shutdown(), this.scripts.flush()]);
+    const closing = Promise.all([this.pubsub.shutdown(), this.scripts.flush(), this.ownerRecord?.remove()]);
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, SHUTDOWN_BOUND_MS);

@@ -49,6 +49,7 @@ export {
   type AcquireOptions,
   type LockOptions,
   type Logger,
+  type OwnerInfo,
   type OwnerOptions,
   type RedissonOptions,
   type ReplicaSyncOptions,
@@ -56,6 +57,8 @@ export {
   type ResolvedOptions,
   type TryLockOptions,
 } from './options';
+export { ownerRecordKey, type LockHolder, type LockSlot, type RecordedOwner } from './kernel/owner-record';
+export type { ScopeOptions } from './owner';
 export { RCountDownLatch } from './kinds/count-down-latch';
 export {
   MAX_PERMITS,

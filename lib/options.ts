@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from './errors';
+import type { ScopeOptions } from './owner';
 
 /**
  * Largest delay Node's timers accept (2^31-1 ms, about 24.8 days); every time option is capped by it,
@@ -88,6 +89,14 @@ export interface RedissonOptions {
    * @default { enabled: true, timeout: 1000, replicas: 'connected', retries: 3, retryDelay: 200, aof: false }
    */
   replicaSync?: ReplicaSyncOptions;
+  /**
+   * Describes this client to whoever asks who holds a lock (`lock.holders()`, the CLI's `inspect`):
+   * the service name and any extra fields; `host`, `pid`, `version` (this library's) and `startedAt`
+   * are filled in unless given. The client then keeps a small key of its own,
+   * `ioredisson:client:{<clientId>}`, outside Redisson's keys; see the guide "Who holds it".
+   * @default undefined (nothing is recorded)
+   */
+  ownerInfo?: OwnerInfo;
 }
 
 /**
@@ -179,9 +188,11 @@ const SILENT: Logger = Object.freeze({ debug: () => undefined });
  * @category Options
  */
 export type ResolvedOptions = Readonly<
-  Required<Omit<RedissonOptions, 'replicaSync'>> & {
+  Required<Omit<RedissonOptions, 'replicaSync' | 'ownerInfo'>> & {
     /** Replica sync with every default filled in. */
     replicaSync: ResolvedReplicaSync;
+    /** What the client records about itself; `undefined`: nothing. */
+    ownerInfo: OwnerInfo | undefined;
   }
 >;
 
@@ -214,7 +225,23 @@ export const DEFAULTS: ResolvedOptions = Object.freeze({
   shardedPubSub: 'auto',
   logger: SILENT,
   replicaSync: REPLICA_SYNC_DEFAULTS,
+  ownerInfo: undefined,
 });
+
+/**
+ * What a client tells about itself (option `ownerInfo`): a service name and extra fields of your own.
+ * @example
+ * ```ts
+ * const redisson = new RedissonClient(redis, { ownerInfo: { service: 'billing', region: 'eu-west-1' } });
+ * ```
+ * @category Options
+ */
+export interface OwnerInfo {
+  /** The service's name, e.g. `'billing'`. */
+  readonly service: string;
+  /** Extra fields shown as given (`host`, `pid`, `version`, `startedAt` replace the filled-in values). */
+  readonly [field: string]: string | number | boolean;
+}
 
 /**
  * Options of `lock()` and `acquire()`.
@@ -304,7 +331,23 @@ export function resolveOptions(options: RedissonOptions | undefined): ResolvedOp
   if (!SHARDED_MODES.includes(resolved.shardedPubSub)) {
     throw new InvalidArgumentError(`shardedPubSub must be one of ${SHARDED_MODES.join(', ')}`);
   }
+  if (resolved.ownerInfo !== undefined) checkOwnerInfo(resolved.ownerInfo);
   return Object.freeze({ ...resolved, replicaSync: resolveReplicaSync(given.replicaSync) });
+}
+
+function checkOwnerInfo(info: unknown): void {
+  if (info === null || typeof info !== 'object' || Array.isArray(info)) {
+    throw new InvalidArgumentError(`ownerInfo must be an object with a service name, got ${describe(info)}`);
+  }
+  const { service } = info as { service?: unknown };
+  if (typeof service !== 'string' || service === '') {
+    throw new InvalidArgumentError(`ownerInfo.service must be a non-empty string, got ${describe(service)}`);
+  }
+  for (const [key, value] of Object.entries(info)) {
+    if (!['string', 'number', 'boolean'].includes(typeof value)) {
+      throw new InvalidArgumentError(`ownerInfo.${key} must be a string, number or boolean, got ${describe(value)}`);
+    }
+  }
 }
 
 const REPLICA_SYNC_KEYS = Object.keys(REPLICA_SYNC_DEFAULTS);
@@ -397,6 +440,15 @@ function hasHashTag(name: string): boolean {
   const open = name.indexOf('{');
   const close = name.indexOf('}', open + 1);
   return close > open + 1;
+}
+
+/** Validates the options of `RedissonClient.run`. */
+export function resolveScopeOptions(options: unknown): ScopeOptions {
+  const { label } = checkOptionKeys(options, ['label'], 'run() options');
+  if (label !== undefined && (typeof label !== 'string' || label === '')) {
+    throw new InvalidArgumentError(`label must be a non-empty string, got ${describe(label)}`);
+  }
+  return label === undefined ? {} : { label };
 }
 
 /** Throws unless `threadId` is a positive safe integer. */

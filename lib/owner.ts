@@ -1,4 +1,18 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ScopeLabel } from './kernel/owner-record';
+
+/**
+ * Options of `RedissonClient.run`.
+ * @category Options
+ */
+export interface ScopeOptions {
+  /**
+   * What the scope is doing, e.g. `'order 42 checkout'`: shown by `lock.holders()` and the CLI for
+   * the locks it holds or waits for, when the client records itself (option `ownerInfo`). Ignored
+   * inside an open scope, which keeps its own.
+   */
+  label?: string;
+}
 
 /**
  * Owner identity: Node's stand-in for Redisson's threads. An owner scope is one logical thread id
@@ -11,6 +25,11 @@ export class OwnerScopes {
   private readonly unscoped = new Map<string, number>();
   private lastThreadId = 0;
   private warnedSelfWait = false;
+  /** Labels of the labelled scopes running now. */
+  private readonly labels = new Map<number, ScopeLabel>();
+
+  /** @param onLabelEnd told when a labelled scope ends. */
+  constructor(private readonly onLabelEnd?: (threadId: number) => void) {}
 
   /** A thread id never handed out before by this client. */
   nextThreadId(): number {
@@ -23,10 +42,31 @@ export class OwnerScopes {
     return this.storage.getStore();
   }
 
-  /** Runs `fn` in the caller's scope, or in a new one when there is none. */
-  run<T>(fn: () => T): T {
+  /** The label of `threadId`'s scope while it runs, if it has one. */
+  labelOf(threadId: number): ScopeLabel | undefined {
+    return this.labels.get(threadId);
+  }
+
+  /** Runs `fn` in the caller's scope, or in a new one (labelled if `label` is given) when there is none. */
+  run<T>(fn: () => T, label?: string): T {
     if (this.current() !== undefined) return fn();
-    return this.storage.run(this.nextThreadId(), fn);
+    const threadId = this.nextThreadId();
+    if (label === undefined) return this.storage.run(threadId, fn);
+    this.labels.set(threadId, { label, since: Date.now() });
+    const end = (): void => {
+      this.labels.delete(threadId);
+      this.onLabelEnd?.(threadId);
+    };
+    let result: T;
+    try {
+      result = this.storage.run(threadId, fn);
+    } catch (error) {
+      end();
+      throw error;
+    }
+    if (result instanceof Promise) result.then(end, end);
+    else end();
+    return result;
   }
 
   /** The caller's thread id for `name`: its scope's, else the unscoped holder of `name`, if any. */

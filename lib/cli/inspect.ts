@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import { PERMIT_NO_EXPIRY, fairWaiterChannel, readerTimeoutPrefix, unlockLatchKey } from '../keys';
 import { STORAGE, type Storage, type StoredAs } from '../kinds/registry';
+import { readOwnerRecords, type RecordedOwner } from '../kernel/owner-record';
 
 /**
  * Reads what a name holds in Redis and tells which Redisson kind wrote it, from the data alone
@@ -21,6 +22,8 @@ export interface Owner {
   side?: 'read' | 'write';
   /** Read holds: ms left on each hold's `rwlock_timeout` key, oldest first (-2: expired, -1: no expiry). */
   readLeases?: number[];
+  /** What the owner's client recorded about it (`ioredisson:client:{<clientId>}`). */
+  record?: RecordedOwner;
 }
 
 /** One value of a group multi-lock and its holder. */
@@ -48,6 +51,8 @@ export interface Waiter {
   deadline: number | null;
   /** ms from now to the deadline (negative: past, purged by the next fair-lock script). */
   deadlineIn: number | null;
+  /** What the waiter's client recorded about it. */
+  record?: RecordedOwner;
 }
 
 /** One acquired permit of a permit-expirable semaphore. */
@@ -218,8 +223,19 @@ export interface InspectOptions {
   now?: number;
 }
 
-/** What `name` holds; rejects with a {@link CliError} when it holds nothing or something else. */
+/**
+ * What `name` holds, each owner and waiter with what its client recorded about it; rejects with a
+ * {@link CliError} when it holds nothing or something else.
+ */
 export async function inspect(redis: Redis, name: string, options: InspectOptions = {}): Promise<Report> {
+  const report = await inspectKeys(redis, name, options);
+  const people: (Owner | Waiter)[] = [...(report.owners ?? []), ...(report.queue ?? [])].filter((o) => o.threadId !== '');
+  const records = await readOwnerRecords(redis, people.map(({ clientId, threadId }) => ({ clientId, threadId, write: false })));
+  people.forEach((person, i) => (person.record = records[i]));
+  return report;
+}
+
+async function inspectKeys(redis: Redis, name: string, options: InspectOptions): Promise<Report> {
   const now = options.now ?? Date.now();
   const d = derivedKeys(name);
   const [type, queueType, timeoutType, tokenType, permitsType, ttl] = await Promise.all([
@@ -527,11 +543,30 @@ export function duration(ms: number): string {
   return ms < 0 ? `${text} ago` : text;
 }
 
+/** What a client recorded about an owner, in a few words: `billing pid 4242 "order 42"`, or `no record`. */
+export function whoShort(record: RecordedOwner): string {
+  if (!record.recorded) return 'no record';
+  const pid = record.pid === undefined ? '' : ` pid ${record.pid}`;
+  return `${record.service}${pid}${record.label === undefined ? '' : ` ${JSON.stringify(record.label)}`}`;
+}
+
+/** What a client recorded about an owner, in full, for `inspect`. */
+export function whoLong(record: RecordedOwner, now: number): string {
+  if (!record.recorded) return 'no record (a Java client, or one without ownerInfo)';
+  const where = [record.host && `on ${record.host}`, record.pid !== undefined && `pid ${record.pid}`, record.version && `ioredisson ${record.version}`]
+    .filter(Boolean)
+    .join(' ');
+  const label = record.label === undefined ? '' : `, ${JSON.stringify(record.label)}`;
+  const since = record.since === undefined ? '' : ` since ${record.since} (${duration(now - Date.parse(record.since))} ago)`;
+  const extra = Object.entries(record.extra).map(([key, value]) => `, ${key}=${String(value)}`).join('');
+  return `${record.service}${where ? ` ${where}` : ''}${label}${since}${extra}`;
+}
+
 /** A one-line summary of a report (used by `list`). */
 export function summarize(report: Report, _now: number): string {
   const lease = report.ttl >= 0 ? `, ${duration(report.ttl)} left` : report.ttl === -1 ? ', no expiry' : '';
   const holders = (owners: Owner[]): string =>
-    owners.length === 0 ? 'free' : `held by ${owners.map((o) => `${o.field} x${o.holds}`).join(', ')}${lease}`;
+    owners.length === 0 ? 'free' : `held by ${owners.map((o) => `${o.field} x${o.holds}${o.record ? ` (${whoShort(o.record)})` : ''}`).join(', ')}${lease}`;
   switch (report.kind) {
     case 'lock':
       return holders(report.owners ?? []);

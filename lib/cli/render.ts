@@ -1,8 +1,8 @@
 import type { ForceUnlockResult } from './force-unlock';
-import { duration, type Listed, type Report } from './inspect';
+import { duration, whoLong, type Listed, type Report } from './inspect';
 
 /** A report as text for a terminal. */
-export function renderReport(report: Report): string {
+export function renderReport(report: Report, now = Date.now()): string {
   const lines: string[] = [`${report.name}: ${report.label}`];
   const row = (label: string, value: string): void => {
     lines.push(`  ${label.padEnd(10)} ${value}`);
@@ -20,6 +20,7 @@ export function renderReport(report: Report): string {
         const side = owner.side ? `${owner.side} ` : '';
         const leases = owner.readLeases ? `; read-hold leases ${owner.readLeases.map(duration).join(', ')}` : '';
         row('owner', `${owner.clientId} thread ${owner.threadId}: ${side}holds ${owner.holds}${leases}`);
+        if (owner.record) row('  who', whoLong(owner.record, now));
       }
       if (report.kind === 'fencedLock') row('token', report.token ?? 'none (never locked)');
       if (report.kind === 'fairLock') {
@@ -29,6 +30,7 @@ export function renderReport(report: Report): string {
           const deadline =
             waiter.deadline === null ? 'no deadline' : `deadline ${new Date(waiter.deadline).toISOString()} (${waiter.deadlineIn! > 0 ? 'in ' : ''}${duration(waiter.deadlineIn!)})`;
           row(`  #${waiter.position}`, `${waiter.clientId} thread ${waiter.threadId}, ${deadline}`);
+          if (waiter.record) row('    who', whoLong(waiter.record, now));
         }
       }
       break;

@@ -5,6 +5,7 @@ import type { OwnerScopes } from '../owner';
 import type { ScriptRunner } from './scripts/runner';
 import type { WaitContext } from './acquisition';
 import type { HoldLedger } from './hold-ledger';
+import type { OwnerRecord } from './owner-record';
 
 /** What a kind of lock tells the kernel about its holds: how to renew them. */
 export interface HoldKind {
@@ -29,6 +30,8 @@ export interface ClientContext extends WaitContext {
   /** Every lease of the client. */
   readonly leases: LeaseTracker;
   readonly scopes: OwnerScopes;
+  /** The client's record of itself and its labelled scopes; `undefined` without `ownerInfo`. */
+  readonly ownerRecord: OwnerRecord | undefined;
   /** Where what the library recovers from is reported. */
   readonly logger: Logger;
   /** The client's hold ledger for locks of `kind` (one per kind, made on first use). */

@@ -87,6 +87,8 @@ export interface LockKind {
   holdCount(lock: LockTarget, owner: string): Promise<number>;
   /** Time left on the lease in ms: -2 when free, -1 when held without expiry. */
   remainTimeToLive(lock: LockTarget): Promise<number>;
+  /** Owner tokens waiting in the lock's queue in Redis, first first; absent: the kind keeps no queue there. */
+  queued?(lock: LockTarget): Promise<string[]>;
   /** The channel a release is announced on for `threadId`'s waits; `undefined`: re-check on `backOff`. */
   channel(lock: LockTarget, threadId: number): string | undefined;
   /** How messages on that channel wake local waiters. */

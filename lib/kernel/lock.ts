@@ -1,5 +1,6 @@
 import { LockAcquireTimeoutError, LockNotHeldError, RedisUnavailableError, RedissonError } from '../errors';
 import { ownerToken } from '../keys';
+import { resolveHolders, type LockHolder } from './owner-record';
 import {
   checkThreadId,
   resolveCallOptions,
@@ -221,6 +222,27 @@ export abstract class BaseLock implements Holdable {
    */
   async remainTimeToLive(): Promise<number> {
     return this.#core.query((kind, target) => kind.remainTimeToLive(target));
+  }
+
+  /**
+   * Who holds the lock and, for a kind that queues in Redis (fair locks), who waits: each owner with
+   * what its client recorded (service, host, pid, label, since; see the option `ownerInfo` and
+   * `redisson.run(fn, { label })`), or `recorded: false` for a Java client or one that records
+   * nothing. Read-only; a diagnostic, not a lock-free way to decide anything.
+   * @throws {ClientClosedError} after `shutdown()`.
+   * @example
+   * ```ts
+   * for (const h of await lock.holders()) {
+   *   console.log(h.role, h.owner, h.recorded ? `${h.service} pid ${h.pid} ${h.label ?? ''}` : 'no record');
+   * }
+   * ```
+   */
+  async holders(): Promise<LockHolder[]> {
+    return this.#core.query(async (kind, target) => {
+      const { redis } = target.ctx.scripts;
+      const [fields, queued] = await Promise.all([redis.hgetall(target.name), kind.queued ? kind.queued(target) : []]);
+      return resolveHolders(redis, fields, queued);
+    });
   }
 
   /*
@@ -605,6 +627,8 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
     const { ledger } = core;
     const sentAt = performance.now();
     const record = ledger.beginAcquire(core.name, owner, core.kind.kind, core.kind.part);
+    const { ownerRecord, scopes } = core.ctx;
+    if (ownerRecord) ownerRecord.touch(this.threadId, scopes.labelOf(this.threadId));
     const believedHolds = (this.believedHolds = record.believedHolds);
     let ttl: number | null;
     try {

@@ -1,4 +1,4 @@
-import { fairWaiterChannel, ownerToken } from '../keys';
+import { fairLockQueue, fairWaiterChannel, ownerToken } from '../keys';
 import type { ClientContext } from '../kernel/context';
 import { BaseLock } from '../kernel/lock';
 import type { LockKind, LockTarget } from '../kernel/lock-kind';
@@ -44,6 +44,7 @@ export function fairLockKind(reentrant: boolean): LockKind {
     trim: ({ ctx, name }, owner, holdsBefore) => trimFairLock(ctx.scripts, name, owner, holdsBefore),
     release: ({ ctx, name }, owner, leaseTime) => unlockFairLock(ctx.scripts, { name, owner, leaseTime, requestId: newRequestId() }),
     forceRelease: async ({ ctx, name }) => ({ existed: await forceUnlockFairLock(ctx.scripts, name), lost: [HASH_LOCK] }),
+    queued: ({ ctx, name }) => ctx.scripts.redis.lrange(fairLockQueue(name), 0, -1),
     channel: ({ ctx, name }, threadId) => fairWaiterChannel(name, ownerToken(ctx.clientId, threadId)),
     wake: wakeOne,
     channelLinger: (options) => options.fairLockChannelLinger,

@@ -38,6 +38,25 @@ describeInterop('interop: owner fields and hold counts', () => {
     expect(await node.isLocked()).toBe(false);
   });
 
+  it('who holds it: a Java holder shows as recorded: false; a Node holder that records itself changes nothing Java reads', async () => {
+    const java = javaLock('who:java');
+    const tid = await peer().threadId(java.thread);
+    const redisson = client({ ownerInfo: { service: 'node-side' } });
+    await java.lock();
+    expect(await redisson.getLock('who:java').holders()).toEqual([
+      { role: 'holder', owner: `${peer().clientId}:${tid}`, clientId: peer().clientId, threadId: tid, holds: 1, recorded: false },
+    ]);
+    await java.unlock();
+
+    const handle = await redisson.run(() => redisson.getLock('who:node').acquire(), { label: 'node work' });
+    expect(await admin().hgetall('who:node')).toEqual({ [`${redisson.id}:${handle.threadId}`]: '1' });
+    const javaView = javaLock('who:node');
+    expect(await javaView.isLocked()).toBe(true);
+    expect(await javaView.isHeldByCurrentThread()).toBe(false);
+    expect(await redisson.getLock('who:node').holders()).toMatchObject([{ recorded: true, service: 'node-side' }]);
+    await handle.release();
+  });
+
   it('Node writes <clientId>:<threadId> with the hold count; Java reads it as held by someone else', async () => {
     const redisson = client();
     const node = redisson.getLock('own:node');

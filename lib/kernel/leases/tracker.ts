@@ -18,6 +18,8 @@ export interface LeaseTrackerSettings {
   onRenewalError(error: unknown): void;
   /** Monotonic clock in ms. */
   now?: () => number;
+  /** Told as each renewal round starts, before its first call (the client's record is refreshed then). */
+  onRound?: () => void;
 }
 
 /** See {@link LeaseTracker.until}. */
@@ -203,6 +205,7 @@ export class LeaseTracker {
       else byGroup.set(group, [lease]);
     }
     if (groups.size === 0) return;
+    this.settings.onRound?.();
     this.renewing = true;
     try {
       for (const [kind, byGroup] of groups) {
