@@ -10,7 +10,7 @@ import { startRedis } from './lib/redis-server.mjs';
 import { writeResults } from './lib/report.mjs';
 import { median, withTimeout } from './lib/stats.mjs';
 
-const SCENARIOS = ['uncontended', 'contended', 'handoff', 'idle-waiters', 'many-waiters', 'many-locks', 'redlock', 'read-write', 'semaphore', 'latch'];
+const SCENARIOS = ['uncontended', 'contended', 'handoff', 'idle-waiters', 'many-waiters', 'many-locks', 'redlock', 'read-write', 'semaphore', 'latch', 'many-values'];
 
 const HELP = `Usage: npm run bench -- [options]
   --scenario a,b     scenarios to run (${SCENARIOS.join(', ')}); default all
@@ -19,7 +19,7 @@ const HELP = `Usage: npm run bench -- [options]
   --quick            short smoke run (~1 min)
   --cycles N         uncontended cycles per rep
   --workers N        contended workers (default 8)
-  --duration MS      contended, many-locks, read-write and semaphore run time per rep
+  --duration MS      contended, many-locks, read-write, semaphore and many-values run time per rep
   --samples N        hand-off samples per rep; latch rounds per rep (default 30; --quick: 10)
   --waiters a,b      idle waiter counts (default 100,1000); the first is also the latch's waiters (default 100)
   --many-waiters N   waiters of the many-waiters case (default 10000)

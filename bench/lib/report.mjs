@@ -232,6 +232,15 @@ export function evaluateTargets(results) {
       'A waiter re-checks when its round (1500 ms per member) ends or the holder\'s TTL passes.');
   }
 
+  const group = rowOf(findCase(results, 'many-values', 'group'), IO);
+  const members = rowOf(findCase(results, 'many-values', 'multilock'), IO);
+  if (group && members) {
+    const [g, m] = [group.medians, members.medians];
+    add('Locking 100 values: the group multi-lock faster than getMultiLock(...100 RLocks)', g.cyclesPerSec > m.cyclesPerSec,
+      `${fmt(g.cyclesPerSec)} against ${fmt(m.cyclesPerSec)} cycles/s (${times(g.cyclesPerSec / m.cyclesPerSec)}); ${fmt(g.sent)} against ${fmt(m.sent)} commands sent per cycle`,
+      'The group lock does the 100 values\' work inside Redis, one script call each way; the MultiLock pays a round trip per member and per direction.');
+  }
+
   const mwCase = findCase(results, 'many-waiters');
   const mw = rowOf(mwCase, IO);
   if (mw) {

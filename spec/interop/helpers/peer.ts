@@ -56,11 +56,15 @@ export class JavaPeer {
     process.once('exit', this.killOnExit);
   }
 
-  /** Starts the peer jar against `redisUrl` and resolves once it reports ready. */
-  static async start(jar: string, redisUrl: string, lockWatchdogTimeout = 30_000): Promise<JavaPeer> {
+  /**
+   * Starts the peer jar and resolves once it reports ready: against the server at `redis` (a URL), or
+   * against a Redis Cluster when `redis` lists its node URLs (`config.useClusterServers()`).
+   */
+  static async start(jar: string, redis: string | readonly string[], lockWatchdogTimeout = 30_000): Promise<JavaPeer> {
+    const target = typeof redis === 'string' ? ['--redis', redis] : ['--cluster', redis.join(',')];
     const child = spawn(
       'java',
-      ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-jar', jar, '--redis', redisUrl, '--lock-watchdog-timeout', String(lockWatchdogTimeout)],
+      ['-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-jar', jar, ...target, '--lock-watchdog-timeout', String(lockWatchdogTimeout)],
       { stdio: ['pipe', 'pipe', 'pipe'] },
     );
     let stderr = '';

@@ -19,8 +19,10 @@ import org.redisson.config.Config;
 /**
  * A Redisson client driven by JSON lines: commands on stdin, replies on stdout (nothing else is
  * written there). On start it prints {@code {"event":"ready","clientId":...}}; at the end of stdin it lets
- * running commands finish for up to 2 s, then exits. Options: {@code --redis URL} (env PEER_REDIS, default redis://127.0.0.1:6379) and
- * {@code --lock-watchdog-timeout MS} (env PEER_LOCK_WATCHDOG_TIMEOUT, default Redisson's 30000).
+ * running commands finish for up to 2 s, then exits. Options: {@code --redis URL} (env PEER_REDIS, default redis://127.0.0.1:6379),
+ * {@code --cluster URL,URL,...} (env PEER_CLUSTER: a Redis Cluster's node addresses, used instead of
+ * {@code --redis} when given) and {@code --lock-watchdog-timeout MS} (env PEER_LOCK_WATCHDOG_TIMEOUT,
+ * default Redisson's 30000).
  */
 public final class Peer {
   private Peer() {}
@@ -74,10 +76,20 @@ public final class Peer {
     // Redisson's default codec (Kryo5Codec), as a service that sets none: a group multi-lock hashes
     // its values' codec bytes. The counter kind asks for StringCodec itself.
     config.setLockWatchdogTimeout(Long.parseLong(options.get("lock-watchdog-timeout")));
-    config.useSingleServer()
-        .setAddress(options.get("redis"))
-        .setConnectionMinimumIdleSize(2)
-        .setSubscriptionConnectionMinimumIdleSize(1);
+    String cluster = options.get("cluster");
+    if (cluster.isEmpty()) {
+      config.useSingleServer()
+          .setAddress(options.get("redis"))
+          .setConnectionMinimumIdleSize(2)
+          .setSubscriptionConnectionMinimumIdleSize(1);
+    } else {
+      // Redisson's cluster defaults otherwise, sharded pub/sub (ShardedSubscriptionMode.AUTO) included.
+      config.useClusterServers()
+          .addNodeAddress(cluster.split(","))
+          .setMasterConnectionMinimumIdleSize(2)
+          .setSlaveConnectionMinimumIdleSize(2)
+          .setSubscriptionConnectionMinimumIdleSize(1);
+    }
     return config;
   }
 
