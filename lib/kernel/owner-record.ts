@@ -97,11 +97,18 @@ export class OwnerRecord {
 
 /** What a client recorded about one owner; `recorded: false` when it recorded nothing (e.g. Java). */
 export type RecordedOwner =
-  | { readonly recorded: false }
   | {
+      /** Nothing recorded: a Java client, or one without `ownerInfo`. */
+      readonly recorded: false;
+    }
+  | {
+      /** The owner's client recorded itself. */
       readonly recorded: true;
+      /** The client's `ownerInfo.service`. */
       readonly service: string;
+      /** The client's host name. */
       readonly host?: string;
+      /** The client's process id. */
       readonly pid?: number;
       /** The library version of the client. */
       readonly version?: string;
@@ -190,7 +197,9 @@ export interface LockSlot {
   readonly role: 'holder' | 'waiter';
   /** The owner token, as stored. */
   readonly owner: string;
+  /** The client id part of the token (Redisson's UUID). */
   readonly clientId: string;
+  /** The thread id part of the token. */
   readonly threadId: number;
   /** Hold count; 0 for a waiter. */
   readonly holds: number;
