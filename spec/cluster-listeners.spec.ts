@@ -1,7 +1,7 @@
 import calculateSlot from 'cluster-key-slot';
 import type Redis from 'ioredis';
 import { RedissonClient, type RedissonOptions } from '../lib';
-import { startCluster, type TestCluster } from './helpers/cluster';
+import { namePerPrimary, startCluster, type TestCluster } from './helpers/cluster';
 import { delay } from './helpers/fixture';
 import { eventually, subscriberCount } from './helpers/redis-server';
 
@@ -43,21 +43,10 @@ async function subscribersPerNode(channel: string): Promise<number[]> {
   return Promise.all((await cluster.primaries()).sort().map((port) => subscriberCount(cluster.direct(port), channel)));
 }
 
-/** One name per primary. */
-async function namePerPrimary(prefix: string): Promise<string[]> {
-  const byPort = new Map<number, string>();
-  for (let i = 0; byPort.size < cluster.nodes.length; i++) {
-    const name = `${prefix}-${i}`;
-    const port = await cluster.ownerOf(calculateSlot(name));
-    if (!byPort.has(port)) byPort.set(port, name);
-  }
-  return [...byPort.values()];
-}
-
 describe.each(['auto', 'off'] as const)('lock listeners on a Cluster, shardedPubSub %s', (shardedPubSub) => {
   it('hear expiry and deletion on every primary, with one subscription per primary and event', async () => {
     const redisson = client({ shardedPubSub });
-    const names = await namePerPrimary(`listened-${shardedPubSub}`);
+    const names = await namePerPrimary(cluster, `listened-${shardedPubSub}`);
     const heard: string[] = [];
     const ids = await Promise.all(
       names.map((name) =>

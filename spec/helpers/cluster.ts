@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import calculateSlot from 'cluster-key-slot';
 import Redis, { Cluster, type ClusterOptions } from 'ioredis';
 import { tlsServerArgs, trusting, type TestCertificates } from './certificates';
 import { eventually, freePort, isFree } from './redis-server';
@@ -390,4 +391,15 @@ async function waitForClusterOk(nodes: readonly ClusterNode[], tlsOptions: { tls
       redis.disconnect();
     }
   }
+}
+
+/** Names `<prefix>-<i>`, one served by each primary of `cluster` (for tests that must touch every node). */
+export async function namePerPrimary(cluster: TestCluster, prefix: string): Promise<string[]> {
+  const byPort = new Map<number, string>();
+  for (let i = 0; byPort.size < cluster.nodes.length; i++) {
+    const name = `${prefix}-${i}`;
+    const port = await cluster.ownerOf(calculateSlot(name));
+    if (!byPort.has(port)) byPort.set(port, name);
+  }
+  return [...byPort.values()];
 }

@@ -1,7 +1,7 @@
 import calculateSlot from 'cluster-key-slot';
 import { RedissonClient } from '../../lib';
 import { valueField } from '../../lib/kinds/faster-multi-lock';
-import { startCluster, type TestCluster } from '../helpers/cluster';
+import { namePerPrimary, startCluster, type TestCluster } from '../helpers/cluster';
 import { eventually } from '../helpers/redis-server';
 import { subscribersOn } from '../helpers/topology';
 import { BUILD_TIMEOUT, buildPeer } from '../interop/helpers/build-peer';
@@ -55,19 +55,8 @@ describeInterop('interop on a Redis Cluster: Java Redisson and ioredisson', () =
     return made;
   };
 
-  /** One name per primary. */
-  async function namePerPrimary(prefix: string): Promise<string[]> {
-    const byPort = new Map<number, string>();
-    for (let i = 0; byPort.size < cluster.nodes.length; i++) {
-      const name = `${prefix}-${i}`;
-      const port = await cluster.ownerOf(calculateSlot(name));
-      if (!byPort.has(port)) byPort.set(port, name);
-    }
-    return [...byPort.values()];
-  }
-
   it('Node listeners hear a Java RLock expire and be deleted by unlock, on every primary', async () => {
-    const names = await namePerPrimary('java-listened');
+    const names = await namePerPrimary(cluster, 'java-listened');
     const redisson = client();
     const heard: string[] = [];
     for (const name of names) {
