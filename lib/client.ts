@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { basename } from 'node:path';
 import { version } from '../package.json';
 import mitt, { type Emitter, type Handler } from 'mitt';
 import type { RedisConnection } from './connection';
@@ -26,6 +27,7 @@ import type { MultiLockValue } from './kinds/values/kryo';
 import { resolveOptions, resolveScopeOptions, type RedissonOptions, type ResolvedOptions } from './options';
 import { emitHoldLost, type Emit } from './kernel/hold-events';
 import { OwnerScopes, type ScopeOptions } from './owner';
+import { DeadlockDetector } from './kernel/deadlocks';
 import { OwnerRecord } from './kernel/owner-record';
 import { PubSubManager } from './kernel/pubsub/manager';
 import { ScriptRunner } from './kernel/scripts/runner';
@@ -102,6 +104,7 @@ export class RedissonClient {
   private readonly pending = new Set<Closable>();
   private readonly scopes: OwnerScopes;
   private readonly ownerRecord: OwnerRecord | undefined;
+  private readonly deadlocks: DeadlockDetector | undefined;
   private readonly pubsub: PubSubManager;
   private readonly leases: LeaseTracker;
   private readonly scripts: ScriptRunner;
@@ -133,15 +136,24 @@ export class RedissonClient {
       onReconnect: (channels) => this.emitEvent('subscriberReconnected', { channels }),
       onError: (error, what) => logger.debug(`pub/sub: ${what} failed`, { error }),
     });
-    const { ownerInfo } = this.options;
-    this.ownerRecord = ownerInfo && new OwnerRecord({
+    const { ownerInfo, deadlockDetection } = this.options;
+    // Deadlock detection records waits in the owner record; without ownerInfo it names the main script.
+    const described = ownerInfo ?? (deadlockDetection && { service: mainScriptName() });
+    this.ownerRecord = described && new OwnerRecord({
       redis,
       clientId: this.id,
-      info: { host: hostname(), pid: process.pid, version, startedAt: new Date().toISOString(), ...ownerInfo },
+      info: { host: hostname(), pid: process.pid, version, startedAt: new Date().toISOString(), ...described },
       ttl: 2 * this.options.lockWatchdogTimeout,
       onError: (error) => logger.debug('writing the owner record failed; the next need writes it again', { error }),
     });
     const record = this.ownerRecord;
+    this.deadlocks = deadlockDetection && record && new DeadlockDetector({
+      redis,
+      clientId: this.id,
+      record,
+      after: deadlockDetection.after,
+      note: (message, details) => logger.debug(`deadlock detection: ${message}`, details),
+    });
     this.scopes = new OwnerScopes(record && ((threadId) => record.forget(threadId)));
     this.leases = new LeaseTracker({
       onRound: record && (() => record.refresh()),
@@ -166,6 +178,7 @@ export class RedissonClient {
       leases: this.leases,
       scopes: this.scopes,
       ownerRecord: this.ownerRecord,
+      deadlocks: this.deadlocks,
       logger,
       pubsub: this.pubsub,
       lifetime: this.lifetime.signal,
@@ -525,4 +538,10 @@ function replyBoundOf(options: ResolvedOptions, scripts: ScriptRunner): ReplyBou
     syncing: () => scripts.syncing,
     syncGrace: (retries + 1) * (timeout + retryDelay),
   };
+}
+
+/** The main script's file name without its extension (`node worker.mjs`: `worker`), else `node`. */
+function mainScriptName(): string {
+  const script = process.argv[1];
+  return script ? basename(script).replace(/\.[cm]?[jt]s$/, '') : 'node';
 }

@@ -18,7 +18,8 @@ export type RedissonErrorCode =
   | 'ERR_CLIENT_CLOSED'
   | 'ERR_REPLICA_SYNC'
   | 'ERR_REDIS_UNAVAILABLE'
-  | 'ERR_AOF_SYNC_UNAVAILABLE';
+  | 'ERR_AOF_SYNC_UNAVAILABLE'
+  | 'ERR_DEADLOCK';
 
 /**
  * Base class of every error this library throws; `code` tells them apart without `instanceof`.
@@ -395,4 +396,61 @@ export class RedisUnavailableError extends RedissonError {
     const why = cause instanceof Error ? `: ${cause.message}` : ': no reply came';
     super(`Redis could not be reached for the ${operation} of '${lockName}'${wait}${why}`, cause === undefined ? undefined : { cause });
   }
+}
+
+/**
+ * One wait of a deadlock cycle ({@link DeadlockError.cycle}): an owner parked on a lock held by the
+ * next wait's owner (the last wait's lock: by the first's), with what its client recorded.
+ * @category Errors
+ */
+export interface DeadlockWait {
+  /** The waiting owner, `<clientId>:<threadId>`. */
+  readonly owner: string;
+  /** The lock it waits for. */
+  readonly lockName: string;
+  /** When its wait began (ISO 8601, its client's clock). */
+  readonly since: string;
+  /** Its client's `ownerInfo.service`; absent when the client recorded none. */
+  readonly service?: string;
+  /** Its client's host name. */
+  readonly host?: string;
+  /** Its client's process id. */
+  readonly pid?: number;
+  /** Its owner scope's label (`redisson.run(fn, { label })`), if it has one. */
+  readonly label?: string;
+}
+
+/**
+ * The wait was a link of a deadlock (option `deadlockDetection`): owners across clients that each
+ * hold what the next waits for, listed in `cycle`, the first being this wait. Of every cycle one wait
+ * gives up, the youngest (the latest `since`), so that the others go on; nothing it holds is released
+ * for it. Waits of clients that record nothing (Java, or detection off) are not seen.
+ * @example
+ * ```ts
+ * try {
+ *   await redisson.run(() => transfer(from, to), { label: `transfer ${from} to ${to}` });
+ * } catch (error) {
+ *   if (!(error instanceof DeadlockError)) throw error;
+ *   console.warn(error.message); // who waits for what, around the cycle; retry later
+ * }
+ * ```
+ * @category Errors
+ */
+export class DeadlockError extends RedissonError {
+  readonly code = 'ERR_DEADLOCK';
+
+  constructor(
+    /** The lock this wait gave up on. */
+    readonly lockName: string,
+    /** The cycle, this wait first. */
+    readonly cycle: readonly DeadlockWait[],
+  ) {
+    const links = cycle.map((wait, i) => `${describeOwner(wait)} waits for '${wait.lockName}', held by ${cycle[(i + 1) % cycle.length]!.owner}`);
+    super(`Deadlock: ${links.join('; ')}. This wait, the youngest, gives up`);
+  }
+}
+
+function describeOwner(wait: DeadlockWait): string {
+  const who = [wait.service, wait.pid !== undefined && `pid ${wait.pid}`, wait.label && `'${wait.label}'`].filter(Boolean).join(' ');
+  return who ? `${wait.owner} (${who})` : wait.owner;
 }

@@ -83,8 +83,11 @@ export type RedissonEvents = {
    */
   acquireFailed: LockEvent &
     AcquisitionStats & {
-      /** How it ended (`unavailable`: Redis could not be reached or did not answer in time). */
-      reason: 'timeout' | 'aborted' | 'closed' | 'unavailable' | 'error';
+      /**
+       * How it ended (`unavailable`: Redis could not be reached or did not answer in time;
+       * `deadlock`: it was the wait of a deadlock that gave up, see `deadlockDetection`).
+       */
+      reason: 'timeout' | 'aborted' | 'closed' | 'unavailable' | 'deadlock' | 'error';
     };
   /**
    * One hold was released: a lock's hold, a handle's permits (or a `release` of permits), a

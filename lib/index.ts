@@ -8,6 +8,7 @@ export type { RedisConnection } from './connection';
 export {
   AofSyncUnavailableError,
   ClientClosedError,
+  DeadlockError,
   InvalidArgumentError,
   LockAcquireTimeoutError,
   LockLostError,
@@ -17,6 +18,7 @@ export {
   RedissonError,
   ReplicaSyncError,
   RedisUnavailableError,
+  type DeadlockWait,
   type MemberOutcome,
   type RedissonErrorCode,
 } from './errors';
@@ -47,6 +49,7 @@ export {
   MAX_NAME_BYTES,
   MAX_TIME_MS,
   type AcquireOptions,
+  type DeadlockDetectionOptions,
   type LockOptions,
   type Logger,
   type OwnerInfo,

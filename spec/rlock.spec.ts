@@ -288,8 +288,12 @@ describe('RLock waiting without polling', () => {
 
 describe('RLock uncontended cycle cost', () => {
   // Counts, not times (the speed goals are npm run bench's): what one lock + unlock sends and makes.
-  it('sends two script calls and one latch DEL per cycle, creates one lease timer and a bounded number of promises', async () => {
-    const lock = client().getLock(`cost:${randomUUID()}`);
+  // Deadlock detection and the owner record cost an uncontended cycle nothing: no command, timer or promise.
+  it.each([
+    ['off', {}],
+    ['with ownerInfo and deadlockDetection', { ownerInfo: { service: 'cost' }, deadlockDetection: { after: 1_000 } }],
+  ] as const)('sends two script calls and one latch DEL per cycle, creates one lease timer and a bounded number of promises (options %s)', async (_, options) => {
+    const lock = client(options).getLock(`cost:${randomUUID()}`);
     for (let i = 0; i < 20; i++) await (await lock.acquire()).release(); // scripts cached, replica count read
     const cycles = 200;
     const before = await commandCounts(admin());
@@ -299,6 +303,7 @@ describe('RLock uncontended cycle cost', () => {
     const sent = commandsBetween(before, await commandCounts(admin()), ['info', 'keys']);
     expect(sent.evalsha).toBe(2 * cycles);
     expect(sent.wait).toBeUndefined(); // no replica, so no WAIT
+    expect(sent.hset).toBeUndefined(); // the owner record, if any, was written before (and lasts 2 leases)
     // The unlock script deletes the lock, and its latch is deleted right behind its reply.
     expect(sent.del).toBe(2 * cycles);
     expect(await admin().keys('redisson_unlock_latch:*')).toEqual([]);

@@ -61,7 +61,8 @@ export function evaluateTargets(results) {
   // `why`: what the profiling of this issue found behind a miss, with this run's figures where it has them.
   const add = (text, met, figure, why = '') => targets.push({ text, met: met ?? null, figure, why });
   const polling = results.adapters.filter((a) => a.waiting?.startsWith('polls')).map((a) => a.id);
-  const floors = results.adapters.filter((a) => a.floor).map((a) => a.id);
+  // Floors and the library's own variants are no peers.
+  const floors = results.adapters.filter((a) => a.floor || a.variantOf).map((a) => a.id);
 
   const un = findCase(results, 'uncontended');
   const unIo = rowOf(un, IO);
@@ -332,7 +333,12 @@ function machineLine(m, results) {
 function chart(results) {
   const rowsFor = (scenario, id, key) => {
     const c = findCase(results, scenario, id);
-    return c ? c.rows.map((r) => ({ label: r.name, value: r.medians[key], note: Object.keys(r.medians).length ? undefined : 'failed' })) : [];
+    const variants = results.adapters.filter((a) => a.variantOf).map((a) => a.id);
+    return c
+      ? c.rows
+          .filter((r) => !variants.includes(r.adapter))
+          .map((r) => ({ label: r.name, value: r.medians[key], note: Object.keys(r.medians).length ? undefined : 'failed' }))
+      : [];
   };
   const panels = [
     { title: 'Hand-off latency p50 (lower is better)', unit: 'ms', log: true, rows: rowsFor('handoff', undefined, 'p50') },
@@ -369,6 +375,7 @@ export async function writeResults(results, outDir, fullRun) {
     summaryTable(results),
     '',
     ...floorSection(results),
+    ...variantSection(results),
     '## Targets',
     '',
     targetsTable(results.targets),
@@ -423,6 +430,33 @@ function floorSection(results) {
       'than the floor where higher is better, slower where lower is better.',
     '',
     table,
+    '',
+  ];
+}
+
+/**
+ * What the library's variants (adapters with `variantOf`: the same locks with other options) cost
+ * against the plain adapter, case by case, as lines; none when no variant ran.
+ */
+function variantSection(results) {
+  const lines = ['| case | measure | variant | plain | variant ÷ plain |', '|---|---|---|---|---|'];
+  for (const a of results.adapters.filter((x) => x.variantOf)) {
+    for (const c of results.cases) {
+      const main = c.columns.find((col) => col.main);
+      const [variant, plain] = [a.id, a.variantOf].map((id) => c.rows.find((r) => r.adapter === id));
+      if (!variant || !plain || !Number.isFinite(variant.medians[main.key])) continue;
+      const ratio = plain.medians[main.key] ? variant.medians[main.key] / plain.medians[main.key] : NaN;
+      lines.push(`| ${c.title} | ${main.label} | ${variant.name} ${fmt(variant.medians[main.key])} | ${plain.name} ${fmt(plain.medians[main.key])} | ${times(ratio)} |`);
+    }
+  }
+  if (lines.length === 2) return [];
+  return [
+    '### What the diagnostics options cost',
+    '',
+    'The same lock with `ownerInfo` and `deadlockDetection: { after: 1000 }` against the plain one, in the same run (ratio of the ' +
+      'medians; idle waiters parked past `after` record their wait and search the wait-for graph at doubling intervals).',
+    '',
+    lines.join('\n'),
     '',
   ];
 }

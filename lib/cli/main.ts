@@ -5,7 +5,8 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { version } from '../../package.json';
 import { forceUnlock } from './force-unlock';
 import { CliError, EXIT, inspect, list, type InspectOptions } from './inspect';
-import { renderForceUnlock, renderList, renderReport } from './render';
+import { renderForceUnlock, renderList, renderReport, renderWaits } from './render';
+import { waits } from './waits';
 
 const USAGE = `Usage: ioredisson <command> [options]
 
@@ -18,6 +19,8 @@ Commands:
   watch <name>          inspect <name> again every --interval ms until interrupted
   force-unlock <name>   delete a lock (a group multi-lock: every value) whoever holds it and wake
                         its waiters (needs --yes)
+  waits                 the waits clients with deadlockDetection recorded, who holds what they
+                        wait for, and the deadlock cycles among them
 
 Options:
   --url <url>           Redis to connect to (default: $REDIS_URL, else redis://127.0.0.1:6379);
@@ -73,10 +76,11 @@ function parse(argv: string[]): Parsed | 'help' | 'version' {
   if (values.version) return 'version';
   if (positionals.length === 0) throw new CliError('no command given', EXIT.USAGE, 'ioredisson --help lists the commands');
   const [command, arg, ...rest] = positionals;
-  if (!['inspect', 'list', 'watch', 'force-unlock'].includes(command!)) {
-    throw new CliError(`unknown command '${command}'`, EXIT.USAGE, 'commands: inspect, list, watch, force-unlock');
+  if (!['inspect', 'list', 'watch', 'force-unlock', 'waits'].includes(command!)) {
+    throw new CliError(`unknown command '${command}'`, EXIT.USAGE, 'commands: inspect, list, watch, force-unlock, waits');
   }
-  if (command !== 'list' && (arg === undefined || arg === '')) throw new CliError(`${command} needs a name`, EXIT.USAGE, `ioredisson ${command} <name>`);
+  if (command === 'waits' && arg !== undefined) throw new CliError(`waits takes no name, got '${arg}'`, EXIT.USAGE, 'ioredisson waits');
+  if (command !== 'list' && command !== 'waits' && (arg === undefined || arg === '')) throw new CliError(`${command} needs a name`, EXIT.USAGE, `ioredisson ${command} <name>`);
   if (rest.length > 0) throw new CliError(`unexpected argument '${rest[0]}'`, EXIT.USAGE, 'quote a name that contains spaces');
   if (values.as !== undefined && values.as !== 'semaphore' && values.as !== 'latch') {
     throw new CliError(`--as must be semaphore or latch, not '${values.as}'`, EXIT.USAGE);
@@ -193,6 +197,11 @@ async function execute(options: Parsed, redis: Redis): Promise<number> {
         print(text);
       }
       process.off('SIGINT', onSignal);
+      return EXIT.OK;
+    }
+    case 'waits': {
+      const report = await waits(redis);
+      print(options.json ? JSON.stringify(report, null, 2) : renderWaits(report));
       return EXIT.OK;
     }
     case 'force-unlock': {

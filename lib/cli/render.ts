@@ -1,5 +1,6 @@
 import type { ForceUnlockResult } from './force-unlock';
-import { duration, whoLong, type Listed, type Report } from './inspect';
+import { duration, whoLong, whoShort, type Listed, type Report } from './inspect';
+import type { WaitsReport } from './waits';
 
 /** A report as text for a terminal. */
 export function renderReport(report: Report, now = Date.now()): string {
@@ -85,4 +86,19 @@ export function renderForceUnlock(result: ForceUnlockResult): string {
   const holders = (result.before.owners ?? []).map((o) => `${o.field} x${o.holds}`).join(', ') || 'nobody';
   const told = result.published ? `; published ${result.published.message} on ${result.published.channel}` : '';
   return `force-unlocked ${result.name} (held by ${holders})${told}`;
+}
+
+/** `waits` output: each recorded wait, oldest first, those in a cycle marked, then the cycles. */
+export function renderWaits(report: WaitsReport): string {
+  const { waits, cycles } = report;
+  if (waits.length === 0) return 'no recorded waits (only clients with deadlockDetection record them, once parked past its after)';
+  const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const lines = [`${plural(waits.length, 'recorded wait')}, ${plural(cycles.length, 'deadlock cycle')}`];
+  for (const wait of waits) {
+    const heldBy = wait.heldBy.length === 0 ? 'free now' : `held by ${wait.heldBy.join(', ')}`;
+    const mark = wait.inCycle ? '  [deadlock]' : '';
+    lines.push(`  ${wait.owner} (${whoShort(wait.record)}) waits ${duration(wait.waitingMs)} for '${wait.lock}', ${heldBy}${mark}`);
+  }
+  cycles.forEach((owners, i) => lines.push(`deadlock ${i + 1}: ${owners.join(' <-> ')}`));
+  return lines.join('\n');
 }

@@ -139,6 +139,11 @@ export interface WaitRequest<T> {
   signal: AbortSignal | undefined;
   /** How many callers the acquisition waits for, as diagnostics count them (a shared wait's). @default 1 */
   callers?: () => number;
+  /**
+   * Started when the acquisition first parks (deadlock detection): may reject it with an error by
+   * calling `fail`; returns what ends the watch, called once as the acquisition ends.
+   */
+  watch?: (fail: (error: Error) => void) => () => void;
 }
 
 /**
@@ -185,6 +190,8 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
   /** The transport error of the latest attempt that failed in transit, if any. */
   private lastFailure: unknown;
   private done = false;
+  /** Ends the request's watch, once started. */
+  private unwatch: (() => void) | undefined;
   private readonly startedAt = performance.now();
   attempts = 0;
   wakeUps = 0;
@@ -378,6 +385,7 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
 
   /** Parks until a release message, or until `bound` ms pass; degraded, sleeps a back-off step. */
   private wait(bound: number): void {
+    if (this.request.watch && !this.unwatch) this.unwatch = this.request.watch((error) => this.fail(error));
     if (this.subscription) {
       try {
         if (!this.subscription.park(this)) return this.attempt();
@@ -446,6 +454,7 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
     if (this.done) return false;
     this.done = true;
     this.clearTimer();
+    this.unwatch?.();
     this.subscription?.leave(this);
     this.request.signal?.removeEventListener('abort', this);
     this.ctx.pending.delete(this);

@@ -5,6 +5,7 @@ import type { OwnerScopes } from '../owner';
 import type { ScriptRunner } from './scripts/runner';
 import type { WaitContext } from './acquisition';
 import type { HoldLedger } from './hold-ledger';
+import type { DeadlockDetector } from './deadlocks';
 import type { OwnerRecord } from './owner-record';
 
 /** What a kind of lock tells the kernel about its holds: how to renew them. */
@@ -30,8 +31,10 @@ export interface ClientContext extends WaitContext {
   /** Every lease of the client. */
   readonly leases: LeaseTracker;
   readonly scopes: OwnerScopes;
-  /** The client's record of itself and its labelled scopes; `undefined` without `ownerInfo`. */
+  /** The client's record of itself, its labelled scopes and its waits; `undefined` without `ownerInfo` or `deadlockDetection`. */
   readonly ownerRecord: OwnerRecord | undefined;
+  /** Watches parked lock waits for deadlocks; `undefined` without `deadlockDetection`. */
+  readonly deadlocks: DeadlockDetector | undefined;
   /** Where what the library recovers from is reported. */
   readonly logger: Logger;
   /** The client's hold ledger for locks of `kind` (one per kind, made on first use). */

@@ -1,4 +1,4 @@
-import { ClientClosedError, RedisUnavailableError, type LockLostError } from '../errors';
+import { ClientClosedError, DeadlockError, RedisUnavailableError, type LockLostError } from '../errors';
 import type { AcquisitionStats, RedissonEvents } from '../events';
 
 /** Emits a client event: the client's `emit`, which never throws. */
@@ -13,15 +13,16 @@ export interface Holder {
 }
 
 /** Why an acquisition ended without acquiring. */
-export type GiveUpReason = 'timeout' | 'aborted' | 'closed' | 'unavailable' | 'error';
+export type GiveUpReason = 'timeout' | 'aborted' | 'closed' | 'unavailable' | 'deadlock' | 'error';
 
 /**
  * The reason an acquisition that rejected with `error` gave up for: the caller's own abort (`signal`'s
- * reason), the client's shutdown, Redis out of reach, or any other error.
+ * reason), the client's shutdown, Redis out of reach, a deadlock, or any other error.
  */
 export function giveUpReason(error: unknown, signal: AbortSignal | undefined): GiveUpReason {
   if (error instanceof ClientClosedError) return 'closed';
   if (error instanceof RedisUnavailableError) return 'unavailable';
+  if (error instanceof DeadlockError) return 'deadlock';
   return signal?.aborted && error === signal.reason ? 'aborted' : 'error';
 }
 

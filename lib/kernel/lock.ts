@@ -492,6 +492,7 @@ export class LockCore implements HandleOwner, LockTarget {
     const leaseTime = call.leaseTime ?? this.watchdogLease;
     // A holder re-entering takes nobody's turn (local waiters may be waiting for it): it never queues.
     const reentry = scoped !== undefined && (this.ledger.find(this.name, owner, kind.part)?.holds ?? 0) > 0;
+    const { deadlocks } = ctx;
     return acquireWithWait(ctx, {
       name: this.name,
       kind: kind.kind,
@@ -504,6 +505,7 @@ export class LockCore implements HandleOwner, LockTarget {
       queueFirst: kind.queuesBehindLocalWaiters !== false && !reentry,
       linger: scoped === undefined || !kind.channelLinger ? 0 : kind.channelLinger(ctx.options),
       signal: call.signal,
+      watch: deadlocks && ((fail) => deadlocks.watch(this.name, threadId, fail)),
     });
   }
 

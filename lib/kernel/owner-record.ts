@@ -2,9 +2,11 @@ import type { RedisConnection } from '../connection';
 
 /**
  * The per-client record of "who holds it": a hash `ioredisson:client:{<clientId>}` outside Redisson's
- * keys (Java clients never read it), with field `info` (the client's description as JSON) and one
- * field `t:<threadId>` per labelled owner scope that holds or waits (`{ label, since }` as JSON).
- * One key per client: in Redis Cluster it lives in its own client id's slot.
+ * keys (Java clients never read it), with field `info` (the client's description as JSON), one
+ * field `t:<threadId>` per labelled owner scope that holds or waits (`{ label, since }` as JSON), and,
+ * with deadlock detection, one field `w:<threadId>` per owner parked longer than its `after`: what it
+ * waits for (`[{ lock, since }]` as JSON). One key per client: in Redis Cluster it lives in its own
+ * client id's slot.
  */
 export function ownerRecordKey(clientId: string): string {
   return `ioredisson:client:{${clientId}}`;
@@ -12,10 +14,17 @@ export function ownerRecordKey(clientId: string): string {
 
 const INFO_FIELD = 'info';
 const threadField = (threadId: number | string): string => `t:${threadId}`;
+const waitField = (threadId: number | string): string => `w:${threadId}`;
 
 /** A labelled owner scope: its label and when it began (epoch ms). */
 export interface ScopeLabel {
   readonly label: string;
+  readonly since: number;
+}
+
+/** A wait an owner recorded: the lock it waits for and when the wait began (epoch ms). */
+export interface RecordedWait {
+  readonly lock: string;
   readonly since: number;
 }
 
@@ -44,6 +53,8 @@ export class OwnerRecord {
   private readonly labels = new Map<number, ScopeLabel>();
   /** Labels of ended scopes still in Redis, deleted by the next write. */
   private readonly ended = new Set<number>();
+  /** The recorded waits of each owner parked past its deadlock detection's `after`. */
+  private readonly waits = new Map<number, RecordedWait[]>();
   private written = false;
   private writtenAt = -Infinity;
 
@@ -67,6 +78,26 @@ export class OwnerRecord {
     if (this.labels.delete(threadId)) this.ended.add(threadId);
   }
 
+  /** Records that `threadId` waits for `wait.lock`; written at once. */
+  beginWait(threadId: number, wait: RecordedWait): void {
+    const waits = this.waits.get(threadId);
+    if (waits) waits.push(wait);
+    else this.waits.set(threadId, [wait]);
+    this.write();
+  }
+
+  /** The wait recorded by {@link beginWait} ended; it leaves Redis at once. */
+  endWait(threadId: number, wait: RecordedWait): void {
+    const waits = this.waits.get(threadId);
+    const at = waits?.indexOf(wait) ?? -1;
+    if (at < 0) return;
+    waits!.splice(at, 1);
+    const fail = (error: unknown): void => this.settings.onError(error);
+    if (waits!.length > 0) return void this.settings.redis.hset(this.key, waitField(threadId), JSON.stringify(waits)).catch(fail);
+    this.waits.delete(threadId);
+    this.settings.redis.hdel(this.key, waitField(threadId)).catch(fail);
+  }
+
   /** Refreshes the record if it was ever written (called with each lease renewal round). */
   refresh(): void {
     if (this.written) this.write();
@@ -85,6 +116,7 @@ export class OwnerRecord {
     this.writtenAt = performance.now();
     const fields: string[] = [INFO_FIELD, this.info];
     for (const [threadId, label] of this.labels) fields.push(threadField(threadId), JSON.stringify(label));
+    for (const [threadId, waits] of this.waits) fields.push(waitField(threadId), JSON.stringify(waits));
     const fail = (error: unknown): void => this.settings.onError(error);
     if (this.ended.size > 0) {
       redis.hdel(this.key, ...[...this.ended].map(threadField)).catch(fail);
@@ -145,23 +177,11 @@ export async function readOwnerRecords(
   redis: RedisConnection,
   owners: readonly ParsedOwner[],
 ): Promise<RecordedOwner[]> {
-  const threadsOf = new Map<string, string[]>();
-  for (const { clientId, threadId } of owners) {
-    const threads = threadsOf.get(clientId);
-    if (threads) threads.push(threadId);
-    else threadsOf.set(clientId, [threadId]);
-  }
-  const replies = new Map<string, Promise<(string | null)[]>>();
-  for (const [clientId, threads] of threadsOf) {
-    replies.set(clientId, redis.hmget(ownerRecordKey(clientId), INFO_FIELD, ...threads.map(threadField)));
-  }
-  const read = new Map<string, (string | null)[]>();
-  for (const [clientId, reply] of replies) read.set(clientId, await reply);
-  return owners.map(({ clientId, threadId }) => {
-    const values = read.get(clientId)!;
-    const info = parseObject(values[0]);
+  const read = await readPerOwner(redis, owners, [INFO_FIELD], threadField);
+  return read.map(([infoText, scopeText]) => {
+    const info = parseObject(infoText);
     if (!info || typeof info.service !== 'string') return { recorded: false };
-    const scope = parseObject(values[1 + threadsOf.get(clientId)!.indexOf(threadId)]);
+    const scope = parseObject(scopeText);
     const extra: Record<string, string | number | boolean> = {};
     for (const [key, value] of Object.entries(info)) {
       if (!FILLED.has(key) && ['string', 'number', 'boolean'].includes(typeof value))
@@ -179,6 +199,55 @@ export async function readOwnerRecords(
       extra,
     };
   });
+}
+
+/**
+ * What each of `owners` waits for, as their clients recorded it (one HMGET per client); an owner
+ * whose client recorded nothing (a Java client, detection off) waits for nothing known.
+ */
+export async function readWaits(redis: RedisConnection, owners: readonly ParsedOwner[]): Promise<RecordedWait[][]> {
+  return (await readPerOwner(redis, owners, [], waitField)).map(([text]) => parseWaits(text));
+}
+
+/**
+ * One HMGET per client of `owners`: the `shared` fields, then `field(threadId)` of each of its owners.
+ * Resolves, for each owner, the shared fields' values followed by its own field's.
+ */
+async function readPerOwner(
+  redis: RedisConnection,
+  owners: readonly ParsedOwner[],
+  shared: readonly string[],
+  field: (threadId: string) => string,
+): Promise<(string | null)[][]> {
+  const threadsOf = new Map<string, string[]>();
+  for (const { clientId, threadId } of owners) {
+    const threads = threadsOf.get(clientId);
+    if (threads) threads.push(threadId);
+    else threadsOf.set(clientId, [threadId]);
+  }
+  const clients = [...threadsOf.keys()];
+  const replies = await Promise.all(clients.map((clientId) => redis.hmget(ownerRecordKey(clientId), ...shared, ...threadsOf.get(clientId)!.map(field))));
+  const read = new Map(clients.map((clientId, i) => [clientId, replies[i]!]));
+  return owners.map(({ clientId, threadId }) => {
+    const values = read.get(clientId)!;
+    return [...values.slice(0, shared.length), values[shared.length + threadsOf.get(clientId)!.indexOf(threadId)] ?? null];
+  });
+}
+
+/** The waits in a `w:<threadId>` field; anything unreadable reads as none. */
+export function parseWaits(text: string | null | undefined): RecordedWait[] {
+  if (!text) return [];
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(value)) return [];
+  return value.filter(
+    (wait): wait is RecordedWait =>
+      wait !== null && typeof wait === 'object' && typeof (wait as RecordedWait).lock === 'string' && typeof (wait as RecordedWait).since === 'number',
+  );
 }
 
 function parseObject(text: string | null | undefined): Record<string, unknown> | undefined {
