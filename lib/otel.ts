@@ -193,7 +193,11 @@ export function instrument(redisson: InstrumentableClient, options: InstrumentOp
 
   const onAcquired = (event: RedissonEvents['acquired']): void => ended(event, 'acquired', false);
   const onAcquireFailed = (event: RedissonEvents['acquireFailed']): void => {
-    ended(event, event.reason, event.reason === 'unavailable' || event.reason === 'deadlock' || event.reason === 'error');
+    ended(
+      event,
+      event.reason,
+      event.reason === 'unavailable' || event.reason === 'deadlock' || event.reason === 'error',
+    );
     if (event.reason === 'timeout') timeouts.add(1, attributesOf(event));
   };
   const onReleased = (event: RedissonEvents['released']): void => {

@@ -93,7 +93,8 @@ export class OwnerRecord {
     if (at < 0) return;
     waits!.splice(at, 1);
     const fail = (error: unknown): void => this.settings.onError(error);
-    if (waits!.length > 0) return void this.settings.redis.hset(this.key, waitField(threadId), JSON.stringify(waits)).catch(fail);
+    if (waits!.length > 0)
+      return void this.settings.redis.hset(this.key, waitField(threadId), JSON.stringify(waits)).catch(fail);
     this.waits.delete(threadId);
     this.settings.redis.hdel(this.key, waitField(threadId)).catch(fail);
   }
@@ -226,11 +227,16 @@ async function readPerOwner(
     else threadsOf.set(clientId, [threadId]);
   }
   const clients = [...threadsOf.keys()];
-  const replies = await Promise.all(clients.map((clientId) => redis.hmget(ownerRecordKey(clientId), ...shared, ...threadsOf.get(clientId)!.map(field))));
+  const replies = await Promise.all(
+    clients.map((clientId) => redis.hmget(ownerRecordKey(clientId), ...shared, ...threadsOf.get(clientId)!.map(field))),
+  );
   const read = new Map(clients.map((clientId, i) => [clientId, replies[i]!]));
   return owners.map(({ clientId, threadId }) => {
     const values = read.get(clientId)!;
-    return [...values.slice(0, shared.length), values[shared.length + threadsOf.get(clientId)!.indexOf(threadId)] ?? null];
+    return [
+      ...values.slice(0, shared.length),
+      values[shared.length + threadsOf.get(clientId)!.indexOf(threadId)] ?? null,
+    ];
   });
 }
 
@@ -246,7 +252,10 @@ export function parseWaits(text: string | null | undefined): RecordedWait[] {
   if (!Array.isArray(value)) return [];
   return value.filter(
     (wait): wait is RecordedWait =>
-      wait !== null && typeof wait === 'object' && typeof (wait as RecordedWait).lock === 'string' && typeof (wait as RecordedWait).since === 'number',
+      wait !== null &&
+      typeof wait === 'object' &&
+      typeof (wait as RecordedWait).lock === 'string' &&
+      typeof (wait as RecordedWait).since === 'number',
   );
 }
 
