@@ -1,4 +1,4 @@
-import type { BaseLock, RedissonClient, RedissonOptions } from '../../lib';
+import { DeadlockError, type BaseLock, type RedissonClient, type RedissonOptions } from '../../lib';
 import { LOCK_KINDS } from '../contract/kinds';
 import { lockOf } from '../contract/lock-contract';
 import { delay } from '../helpers/fixture';
@@ -132,5 +132,29 @@ describe.each(['on', 'off'] as const)('every primitive on a Cluster, shardedPubS
     expect(await latch.getCount()).toBe(0);
     expect(await latch.trySetCount(1)).toBe(true);
     expect(await latch.delete()).toBe(true);
+  });
+
+  it('finds a deadlock of two clients whose records and locks sit in four slots', async () => {
+    const options = { ownerInfo: { service: 'cross-slot' }, deadlockDetection: { after: 300 } };
+    const [first, second] = [make(options), make(options)];
+    const names = [`xs-dl-${sharded}`, `{xs-tag}-dl-${sharded}`];
+    const crossed = (client: RedissonClient, hold: string, wait: string, pause: number) =>
+      client.run(async () => {
+        const held = await client.getLock(hold).acquire();
+        try {
+          await delay(pause);
+          await (await client.getLock(wait).acquire({ waitTime: 20_000 })).release();
+          return 'acquired';
+        } catch (error) {
+          return error;
+        } finally {
+          await held.release();
+        }
+      });
+    const outcomes = await Promise.all([crossed(first, names[0]!, names[1]!, 100), crossed(second, names[1]!, names[0]!, 300)]);
+    // The second's wait began later: it is the youngest, and the only one to give up.
+    expect(outcomes[0]).toBe('acquired');
+    expect(outcomes[1]).toBeInstanceOf(DeadlockError);
+    expect((outcomes[1] as DeadlockError).cycle.map((wait) => wait.lockName)).toEqual([names[0], names[1]]);
   });
 });
