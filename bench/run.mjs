@@ -130,7 +130,7 @@ try {
     options: { reps, ...opts },
     fullRun: isFullRun,
     redisVersion,
-    adapters: adapters.map(({ id, name, pkg, version, waiting, floor, floorOf, error }) => ({ id, name, pkg, version, waiting, floor, floorOf, error })),
+    adapters: adapters.map(({ id, name, pkg, version, waiting, floor, floorOf, variantOf, error }) => ({ id, name, pkg, version, waiting, floor, floorOf, variantOf, error })),
     cases: cases.map(summarize),
   };
   const files = await writeResults(results, outDir, isFullRun);

@@ -1,8 +1,8 @@
 // The adapter registry. An adapter module exports `name`, `pkg`, `waiting`, optionally
 // `mutex = false` (the default when it has no `setup`), `floor = true` (a bound the targets do not
 // count as a peer) with `floorOf` (the library adapter whose figures it divides in the "÷ floor"
-// column), `variantOf` (the library adapter it runs with other options: not a peer either, its cost
-// against that adapter reported on its own), and `setup(ctx)` resolving `{ lock(key) -> release(), teardown(), diagnostics?, run? }`;
+// column), `variantOf: 'ioredisson'` (the library with other options: not a peer either, its cost
+// against the plain adapter reported on its own), and `setup(ctx)` resolving `{ lock(key) -> release(), teardown(), diagnostics?, run? }`;
 // `run(fn)` runs one worker's loop as one lock owner, where the library has owners other than calls
 // (Redisson's threads). Other kinds: `setupSemaphore`, `setupReadWrite`, `setupLatch`, `setupRedLock`
 // (see the scenarios that call them).

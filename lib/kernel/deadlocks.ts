@@ -9,9 +9,7 @@ import {
   type RecordedWait,
 } from './owner-record';
 
-/** Delay of a wait's second search after its first, in ms; it doubles with each search after that. */
-const RESEARCH_FIRST_MS = 250;
-/** Longest delay between two searches of one wait, in ms. */
+/** Longest delay between two searches of one wait, in ms (the first repeat comes `after` ms after the first search, and each delay doubles). */
 const RESEARCH_MAX_MS = 30_000;
 /** Most owners one search visits: bounds its reads in a large wait-for graph. */
 const MAX_OWNERS = 256;
@@ -128,7 +126,7 @@ class WatchedWait {
       });
     }
     if (this.stopped) return;
-    this.schedule(Math.min(RESEARCH_FIRST_MS * 2 ** this.searches, RESEARCH_MAX_MS));
+    this.schedule(Math.min(this.settings.after * 2 ** this.searches, RESEARCH_MAX_MS));
     this.searches += 1;
   }
 
