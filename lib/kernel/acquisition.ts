@@ -5,6 +5,7 @@ import { emitAcquired, emitAcquireFailed, giveUpReason, type Emit, type GiveUpRe
 import type { PubSubManager, ShareOptions, Subscription } from './pubsub/manager';
 import type { AttemptReport, Waiter } from './pubsub/wait-queue';
 import type { WakePolicy } from './pubsub/wake';
+import type { Timed, TimerQueue } from './timer-queue';
 
 /** Runs the acquire attempts of one acquisition, and makes what it resolves. */
 export interface AttemptSource<T> {
@@ -101,6 +102,8 @@ export interface WaitContext {
   readonly replyBound: ReplyBound;
   /** Emits the client's events. */
   readonly emit: Emit;
+  /** The timers of the client's waits, on one Node timer. */
+  readonly timers: TimerQueue;
 }
 
 /** One acquisition's wait. */
@@ -164,10 +167,11 @@ export function acquireWithWait<T>(ctx: WaitContext, request: WaitRequest<T>): P
 
 /**
  * One acquisition, run as a small state machine rather than an async loop: a parked waiter is this
- * object, its timer and its promise, with no suspended frames. Each step is started by the one
- * before (an attempt's reply, the subscription, a wake-up, the timer), and `end` ends it once.
+ * object, its place in the client's timer queue and its promise, with no suspended frames. Each step
+ * is started by the one before (an attempt's reply, the subscription, a wake-up, the timer), and
+ * `end` ends it once.
  */
-class Acquisition<T> implements Waiter, Closable, WaitStats {
+class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
   readonly promise: Promise<T>;
   private resolve!: (value: T | Promise<T>) => void;
   private reject!: (error: unknown) => void;
@@ -182,7 +186,10 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
   private attempting = false;
   /** Who woke this attempt and wants its outcome (a local hand-off). */
   private report: AttemptReport | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  /** @internal The wait timer's (see {@link Timed}). */
+  dueAt = 0;
+  /** @internal The wait timer's (see {@link Timed}). */
+  queueIndex = -1;
   /** Set when the reply bound ran out: gives up after the I/O already received is handled. */
   private overdue: NodeJS.Immediate | undefined;
   /** The reply bound was extended for replica sync. */
@@ -270,7 +277,6 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
 
   /** @internal The wait's timer fired (while an attempt is in flight: its reply bound ran out). */
   timeUp(): void {
-    this.timer = undefined;
     if (this.attempting) return this.replyOverdue();
     this.subscription?.leave(this);
     this.attempt();
@@ -400,16 +406,11 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
   }
 
   private startTimer(ms: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    if (!Number.isFinite(ms)) return;
-    this.timer = setTimeout(fireTimeUp, Math.min(Math.max(ms, 0), MAX_TIME_MS), this);
-    this.timer.unref();
+    this.ctx.timers.schedule(this, ms);
   }
 
   private clearTimer(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.ctx.timers.cancel(this);
     if (this.overdue) clearImmediate(this.overdue);
     this.overdue = undefined;
   }
@@ -470,10 +471,6 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
 /** Redis refused a command by ACL (`NOPERM`, or a script told it cannot run a command or channel). */
 function isPermissionError(error: unknown): boolean {
   return error instanceof Error && /^NOPERM|can't (run|publish|access)/.test(error.message);
-}
-
-function fireTimeUp(acquisition: { timeUp(): void }): void {
-  acquisition.timeUp();
 }
 
 function giveUpOnReply(acquisition: { noReply(): void }): void {
