@@ -340,6 +340,13 @@ describe('RLock parked waiter cost', () => {
     expect(found.newcomer.livePromises).toBe(1);
   });
 
+  it('a parked newcomer keeps a few objects', () => {
+    // Its acquisition, its lock attempts (which are also the acquisition's request), the lock
+    // object's engine, its share of the channel's subscription, and the promise it returns with that
+    // promise's two resolving functions. The lock object itself is not kept.
+    expect(found.newcomer.liveObjects).toBeLessThanOrEqual(7.1);
+  });
+
   it('a waiter woken for nothing parks again without a timer of its own', () => {
     expect(found.rewoken.timersCreated).toBeLessThan(0.1);
   });

@@ -106,7 +106,10 @@ export interface WaitContext {
   readonly timers: TimerQueue;
 }
 
-/** One acquisition's wait. */
+/**
+ * One acquisition's wait. The acquisition keeps the request and reads its fields as it goes, so a
+ * request may derive them on demand (fields of a parked waiter's request cost memory per waiter).
+ */
 export interface WaitRequest<T> {
   /** What is acquired (a lock's, semaphore's or latch's name), for errors and events. */
   name: string;
@@ -215,8 +218,8 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
       this.resolve = resolve;
       this.reject = reject;
     });
-    const { waitTime, signal } = request;
-    this.degraded = request.channel === undefined;
+    const { waitTime, signal, channel } = request;
+    this.degraded = channel === undefined;
     this.deadline = waitTime === undefined ? Infinity : performance.now() + waitTime;
     const stoppedBy = signal?.aborted ? signal : ctx.lifetime.aborted ? ctx.lifetime : undefined;
     if (stoppedBy) {
@@ -228,17 +231,17 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     ctx.pending.add(this);
     // Behind local waiters, a newcomer takes its place in line instead of barging: its attempt would
     // beat theirs (it goes out at once, theirs only after the release message), starving them.
-    this.queueFirst = request.queueFirst !== false && waitTime !== 0 && request.channel !== undefined && ctx.pubsub.hasWaiters(request.channel);
+    this.queueFirst = request.queueFirst !== false && waitTime !== 0 && channel !== undefined && ctx.pubsub.hasWaiters(channel);
     if (this.queueFirst) {
       // Local waiters share the channel: its SUBSCRIBE is most likely confirmed, and then it parks now.
-      const shared = ctx.pubsub.shareConfirmed(request.channel!, this.shareOptions);
+      const shared = ctx.pubsub.shareConfirmed(channel!, this.shareOptions);
       if (shared) this.subscribed(shared);
       else this.subscribe();
       return;
     }
     // On a channel already subscribed (shared, or lingering) a share taken before the first attempt
     // hears every release after it: no second attempt is needed once subscribed.
-    if (waitTime !== 0 && request.channel !== undefined) this.subscription = ctx.pubsub.shareConfirmed(request.channel, this.shareOptions);
+    if (waitTime !== 0 && channel !== undefined) this.subscription = ctx.pubsub.shareConfirmed(channel, this.shareOptions);
     this.attempt();
   }
 
@@ -391,7 +394,8 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
 
   /** Parks until a release message, or until `bound` ms pass; degraded, sleeps a back-off step. */
   private wait(bound: number): void {
-    if (this.request.watch && !this.unwatch) this.unwatch = this.request.watch((error) => this.fail(error));
+    const { watch } = this.request;
+    if (watch && !this.unwatch) this.unwatch = watch((error) => this.fail(error));
     if (this.subscription) {
       try {
         if (!this.subscription.park(this)) return this.attempt();
