@@ -165,7 +165,7 @@ export interface WaitRequest<T> {
  * it land) and the wait rejects with `RedisUnavailableError` too.
  */
 export function acquireWithWait<T>(ctx: WaitContext, request: WaitRequest<T>): Promise<T> {
-  return new Acquisition(ctx, request).promise;
+  return new Promise<T>((resolve, reject) => void new Acquisition(ctx, request, resolve, reject));
 }
 
 /**
@@ -175,10 +175,6 @@ export function acquireWithWait<T>(ctx: WaitContext, request: WaitRequest<T>): P
  * `end` ends it once.
  */
 class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
-  readonly promise: Promise<T>;
-  private resolve!: (value: T | Promise<T>) => void;
-  private reject!: (error: unknown) => void;
-  private readonly deadline: number;
   private subscription: Subscription | undefined;
   /** No channel, or no subscription could be made: re-check on a timer instead. */
   private degraded: boolean;
@@ -210,17 +206,21 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     return performance.now() - this.startedAt;
   }
 
+  /** When the wait time runs out (monotonic ms); `Infinity` without one. */
+  private get deadline(): number {
+    const { waitTime } = this.request;
+    return waitTime === undefined ? Infinity : this.startedAt + waitTime;
+  }
+
+  /** Starts at once; settles its promise through `resolve` and `reject`. */
   constructor(
     private readonly ctx: WaitContext,
     private readonly request: WaitRequest<T>,
+    private readonly resolve: (value: T | Promise<T>) => void,
+    private readonly reject: (error: unknown) => void,
   ) {
-    this.promise = new Promise<T>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
     const { waitTime, signal, channel } = request;
     this.degraded = channel === undefined;
-    this.deadline = waitTime === undefined ? Infinity : performance.now() + waitTime;
     const stoppedBy = signal?.aborted ? signal : ctx.lifetime.aborted ? ctx.lifetime : undefined;
     if (stoppedBy) {
       this.done = true;

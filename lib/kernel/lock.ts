@@ -362,21 +362,29 @@ export abstract class BaseLock implements Holdable {
  * the package: kinds' own verbs and composite locks reach it through {@link coreOf}.
  */
 export class LockCore implements HandleOwner, LockTarget {
-  /** The client's ledger of this kind's holds. */
-  readonly ledger: HoldLedger;
-  /** The lease of an acquisition without `leaseTime` (resolved once, here). */
-  readonly watchdogLease: number;
-  /** What owner scopes remember this lock's unscoped holder under: its name, and its kind's part if any. */
-  readonly holdName: string;
-
   constructor(
     readonly ctx: ClientContext,
     readonly name: string,
     readonly kind: LockKind,
-  ) {
-    this.ledger = ctx.ledger(kind.holds);
-    this.holdName = holdName(name, kind.part);
-    this.watchdogLease = ctx.options.lockWatchdogTimeout;
+  ) {}
+
+  /*
+   * Derived rather than stored: every parked waiter keeps its lock's engine.
+   */
+
+  /** The client's ledger of this kind's holds. */
+  get ledger(): HoldLedger {
+    return this.ctx.ledger(this.kind.holds);
+  }
+
+  /** The lease of an acquisition without `leaseTime`. */
+  get watchdogLease(): number {
+    return this.ctx.options.lockWatchdogTimeout;
+  }
+
+  /** What owner scopes remember this lock's unscoped holder under: its name, and its kind's part if any. */
+  get holdName(): string {
+    return holdName(this.name, this.kind.part);
   }
 
   /** The owner token of `threadId`. */
