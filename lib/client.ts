@@ -35,6 +35,7 @@ import type { RCountDownLatch } from './kinds/count-down-latch';
 import type { RPermitExpirableSemaphore } from './kinds/permit-expirable-semaphore';
 import type { RSemaphore } from './kinds/semaphore';
 import { Topology } from './kernel/topology/topology';
+import { TimerQueue } from './kernel/timer-queue';
 
 /**
  * Longest `RedissonClient.shutdown()` waits for Redis (the subscriber's close, the deletion of
@@ -187,6 +188,7 @@ export class RedissonClient {
       ledger: (kind) => this.ledgerOf(kind),
       local: <T>(local: ClientLocal<T>) => this.localOf(local),
       emit: this.emitEvent,
+      timers: new TimerQueue(),
     };
   }
 

@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import { getEventListeners } from 'node:events';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import {
   LockAcquireTimeoutError,
   LockNotHeldError,
@@ -9,7 +12,7 @@ import { countAsyncResources } from './helpers/async-resources';
 import { delay, useRedis } from './helpers/fixture';
 import { commandCounts, commandsBetween, eventually, expectUnsubscribed, subscriberCount } from './helpers/redis-server';
 
-const { admin, client } = useRedis();
+const { admin, client, server } = useRedis();
 
 /** Read-modify-write of a Redis counter with an await in between: loses updates unless excluded. */
 async function unsafeIncrement(key: string): Promise<void> {
@@ -311,6 +314,43 @@ describe('RLock uncontended cycle cost', () => {
     // About 16 a cycle (the lock's own and ioredis'); a per-write detour such as the replica check
     // that once ran even with no replica shows up here (it made 36).
     expect((made.PROMISE ?? 0) / cycles).toBeLessThanOrEqual(20);
+  });
+});
+
+describe('RLock parked waiter cost', () => {
+  // What a waiter makes and keeps while it waits, as thousands may wait in one process (npm run
+  // bench's many-waiters weighs a whole waiting process): counted, and weighed from heap snapshots,
+  // in a child process (fixture) whose heap is the library's alone.
+  const waiters = 1_000;
+  let found: { newcomer: Record<string, number>; rewoken: Record<string, number> };
+  beforeAll(async () => {
+    const fixture = join(__dirname, 'fixtures', 'parked-waiters.mjs');
+    const { stdout } = await promisify(execFile)(process.execPath, [fixture, server().url, String(waiters)], {
+      timeout: 50_000,
+    });
+    found = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as typeof found;
+  });
+
+  it('a newcomer parks behind this client’s waiters with no timer of its own and one promise', () => {
+    expect(found.newcomer.parked).toBe(2 * waiters); // weighed, then counted
+    // The client's one wait timer may be set again, for an earlier end; no waiter sets one of its own.
+    expect(found.newcomer.timersCreated).toBeLessThan(0.01);
+    expect(found.newcomer.liveTimers).toBe(0);
+    expect(found.newcomer.promisesCreated).toBe(1); // the one it returns
+    expect(found.newcomer.livePromises).toBe(1);
+  });
+
+  it('a parked newcomer keeps a few objects', () => {
+    // Its acquisition, its lock attempts (which are also the acquisition's request), the lock
+    // object's engine, and the promise it returns with that promise's two resolving functions. The
+    // lock object itself is not kept, nor an object for its share of the channel's subscription.
+    expect(found.newcomer.liveObjects).toBeLessThanOrEqual(6.1);
+    // Those objects' bytes, in Node 20's layout (716): fields derived rather than stored.
+    expect(found.newcomer.liveBytes).toBeLessThanOrEqual(750);
+  });
+
+  it('a waiter woken for nothing parks again without a timer of its own', () => {
+    expect(found.rewoken.timersCreated).toBeLessThan(0.1);
   });
 });
 

@@ -5,6 +5,7 @@ import { emitAcquired, emitAcquireFailed, giveUpReason, type Emit, type GiveUpRe
 import type { PubSubManager, ShareOptions, Subscription } from './pubsub/manager';
 import type { AttemptReport, Waiter } from './pubsub/wait-queue';
 import type { WakePolicy } from './pubsub/wake';
+import type { Timed, TimerQueue } from './timer-queue';
 
 /** Runs the acquire attempts of one acquisition, and makes what it resolves. */
 export interface AttemptSource<T> {
@@ -101,9 +102,14 @@ export interface WaitContext {
   readonly replyBound: ReplyBound;
   /** Emits the client's events. */
   readonly emit: Emit;
+  /** The timers of the client's waits, on one Node timer. */
+  readonly timers: TimerQueue;
 }
 
-/** One acquisition's wait. */
+/**
+ * One acquisition's wait. The acquisition keeps the request and reads its fields as it goes, so a
+ * request may derive them on demand (fields of a parked waiter's request cost memory per waiter).
+ */
 export interface WaitRequest<T> {
   /** What is acquired (a lock's, semaphore's or latch's name), for errors and events. */
   name: string;
@@ -159,19 +165,16 @@ export interface WaitRequest<T> {
  * it land) and the wait rejects with `RedisUnavailableError` too.
  */
 export function acquireWithWait<T>(ctx: WaitContext, request: WaitRequest<T>): Promise<T> {
-  return new Acquisition(ctx, request).promise;
+  return new Promise<T>((resolve, reject) => void new Acquisition(ctx, request, resolve, reject));
 }
 
 /**
  * One acquisition, run as a small state machine rather than an async loop: a parked waiter is this
- * object, its timer and its promise, with no suspended frames. Each step is started by the one
- * before (an attempt's reply, the subscription, a wake-up, the timer), and `end` ends it once.
+ * object, its place in the client's timer queue and its promise, with no suspended frames. Each step
+ * is started by the one before (an attempt's reply, the subscription, a wake-up, the timer), and
+ * `end` ends it once.
  */
-class Acquisition<T> implements Waiter, Closable, WaitStats {
-  readonly promise: Promise<T>;
-  private resolve!: (value: T | Promise<T>) => void;
-  private reject!: (error: unknown) => void;
-  private readonly deadline: number;
+class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
   private subscription: Subscription | undefined;
   /** No channel, or no subscription could be made: re-check on a timer instead. */
   private degraded: boolean;
@@ -182,7 +185,10 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
   private attempting = false;
   /** Who woke this attempt and wants its outcome (a local hand-off). */
   private report: AttemptReport | undefined;
-  private timer: NodeJS.Timeout | undefined;
+  /** @internal The wait timer's (see {@link Timed}). */
+  dueAt = 0;
+  /** @internal The wait timer's (see {@link Timed}). */
+  queueIndex = -1;
   /** Set when the reply bound ran out: gives up after the I/O already received is handled. */
   private overdue: NodeJS.Immediate | undefined;
   /** The reply bound was extended for replica sync. */
@@ -200,17 +206,21 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
     return performance.now() - this.startedAt;
   }
 
+  /** When the wait time runs out (monotonic ms); `Infinity` without one. */
+  private get deadline(): number {
+    const { waitTime } = this.request;
+    return waitTime === undefined ? Infinity : this.startedAt + waitTime;
+  }
+
+  /** Starts at once; settles its promise through `resolve` and `reject`. */
   constructor(
     private readonly ctx: WaitContext,
     private readonly request: WaitRequest<T>,
+    private readonly resolve: (value: T | Promise<T>) => void,
+    private readonly reject: (error: unknown) => void,
   ) {
-    this.promise = new Promise<T>((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
-    const { waitTime, signal } = request;
-    this.degraded = request.channel === undefined;
-    this.deadline = waitTime === undefined ? Infinity : performance.now() + waitTime;
+    const { waitTime, signal, channel } = request;
+    this.degraded = channel === undefined;
     const stoppedBy = signal?.aborted ? signal : ctx.lifetime.aborted ? ctx.lifetime : undefined;
     if (stoppedBy) {
       this.done = true;
@@ -221,17 +231,17 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
     ctx.pending.add(this);
     // Behind local waiters, a newcomer takes its place in line instead of barging: its attempt would
     // beat theirs (it goes out at once, theirs only after the release message), starving them.
-    this.queueFirst = request.queueFirst !== false && waitTime !== 0 && request.channel !== undefined && ctx.pubsub.hasWaiters(request.channel);
+    this.queueFirst = request.queueFirst !== false && waitTime !== 0 && channel !== undefined && ctx.pubsub.hasWaiters(channel);
     if (this.queueFirst) {
       // Local waiters share the channel: its SUBSCRIBE is most likely confirmed, and then it parks now.
-      const shared = ctx.pubsub.shareConfirmed(request.channel!, this.shareOptions);
+      const shared = ctx.pubsub.shareConfirmed(channel!, this.shareOptions);
       if (shared) this.subscribed(shared);
       else this.subscribe();
       return;
     }
     // On a channel already subscribed (shared, or lingering) a share taken before the first attempt
     // hears every release after it: no second attempt is needed once subscribed.
-    if (waitTime !== 0 && request.channel !== undefined) this.subscription = ctx.pubsub.shareConfirmed(request.channel, this.shareOptions);
+    if (waitTime !== 0 && channel !== undefined) this.subscription = ctx.pubsub.shareConfirmed(channel, this.shareOptions);
     this.attempt();
   }
 
@@ -270,7 +280,6 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
 
   /** @internal The wait's timer fired (while an attempt is in flight: its reply bound ran out). */
   timeUp(): void {
-    this.timer = undefined;
     if (this.attempting) return this.replyOverdue();
     this.subscription?.leave(this);
     this.attempt();
@@ -385,7 +394,8 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
 
   /** Parks until a release message, or until `bound` ms pass; degraded, sleeps a back-off step. */
   private wait(bound: number): void {
-    if (this.request.watch && !this.unwatch) this.unwatch = this.request.watch((error) => this.fail(error));
+    const { watch } = this.request;
+    if (watch && !this.unwatch) this.unwatch = watch((error) => this.fail(error));
     if (this.subscription) {
       try {
         if (!this.subscription.park(this)) return this.attempt();
@@ -400,16 +410,11 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
   }
 
   private startTimer(ms: number): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
-    if (!Number.isFinite(ms)) return;
-    this.timer = setTimeout(fireTimeUp, Math.min(Math.max(ms, 0), MAX_TIME_MS), this);
-    this.timer.unref();
+    this.ctx.timers.schedule(this, ms);
   }
 
   private clearTimer(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.ctx.timers.cancel(this);
     if (this.overdue) clearImmediate(this.overdue);
     this.overdue = undefined;
   }
@@ -470,10 +475,6 @@ class Acquisition<T> implements Waiter, Closable, WaitStats {
 /** Redis refused a command by ACL (`NOPERM`, or a script told it cannot run a command or channel). */
 function isPermissionError(error: unknown): boolean {
   return error instanceof Error && /^NOPERM|can't (run|publish|access)/.test(error.message);
-}
-
-function fireTimeUp(acquisition: { timeUp(): void }): void {
-  acquisition.timeUp();
 }
 
 function giveUpOnReply(acquisition: { noReply(): void }): void {

@@ -10,7 +10,15 @@ import {
   type OwnerOptions,
   type TryLockOptions,
 } from '../options';
-import { acquireWithWait, fallbackBackOff, replyWithin, type AttemptSource, type Deadline } from './acquisition';
+import {
+  acquireWithWait,
+  fallbackBackOff,
+  replyWithin,
+  type AttemptSource,
+  type BackOff,
+  type Deadline,
+  type WaitRequest,
+} from './acquisition';
 import type { ClientContext } from './context';
 import { LocalHandOff } from './hand-off';
 import { Handle, type HandleLease, type HandleOwner } from './handle';
@@ -18,6 +26,7 @@ import { emitReleased } from './hold-events';
 import type { HeldLock, HoldLedger } from './hold-ledger';
 import { holdName } from './leases/lease';
 import { KEY_EVENTS, type ObjectListener } from './pubsub/key-events';
+import type { WakePolicy } from './pubsub/wake';
 import { checkCallback, holdWhile, rejectingThrows, withSingleAttemptDefault, type Holdable } from './holding';
 import type { AttemptInput, LockKind, LockTarget, ReleaseResult } from './lock-kind';
 
@@ -353,21 +362,29 @@ export abstract class BaseLock implements Holdable {
  * the package: kinds' own verbs and composite locks reach it through {@link coreOf}.
  */
 export class LockCore implements HandleOwner, LockTarget {
-  /** The client's ledger of this kind's holds. */
-  readonly ledger: HoldLedger;
-  /** The lease of an acquisition without `leaseTime` (resolved once, here). */
-  private readonly watchdogLease: number;
-  /** What owner scopes remember this lock's unscoped holder under: its name, and its kind's part if any. */
-  readonly holdName: string;
-
   constructor(
     readonly ctx: ClientContext,
     readonly name: string,
     readonly kind: LockKind,
-  ) {
-    this.ledger = ctx.ledger(kind.holds);
-    this.holdName = holdName(name, kind.part);
-    this.watchdogLease = ctx.options.lockWatchdogTimeout;
+  ) {}
+
+  /*
+   * Derived rather than stored: every parked waiter keeps its lock's engine.
+   */
+
+  /** The client's ledger of this kind's holds. */
+  get ledger(): HoldLedger {
+    return this.ctx.ledger(this.kind.holds);
+  }
+
+  /** The lease of an acquisition without `leaseTime`. */
+  get watchdogLease(): number {
+    return this.ctx.options.lockWatchdogTimeout;
+  }
+
+  /** What owner scopes remember this lock's unscoped holder under: its name, and its kind's part if any. */
+  get holdName(): string {
+    return holdName(this.name, this.kind.part);
   }
 
   /** The owner token of `threadId`. */
@@ -485,28 +502,10 @@ export class LockCore implements HandleOwner, LockTarget {
    * results (the fenced lock's token) pass their own `outcome`.
    */
   acquireHold<T>(call: CallOptions, outcome: Outcome<T>): Promise<T> {
-    const { ctx, kind } = this;
-    const scoped = call.threadId ?? ctx.scopes.current();
-    const threadId = scoped ?? ctx.scopes.nextThreadId();
-    const owner = this.owner(threadId);
-    const leaseTime = call.leaseTime ?? this.watchdogLease;
-    // A holder re-entering takes nobody's turn (local waiters may be waiting for it): it never queues.
-    const reentry = scoped !== undefined && (this.ledger.find(this.name, owner, kind.part)?.holds ?? 0) > 0;
-    const { deadlocks } = ctx;
-    return acquireWithWait(ctx, {
-      name: this.name,
-      kind: kind.kind,
-      attempts: new LockAttempts(this, threadId, owner, scoped === undefined, call, leaseTime, outcome),
-      channel: kind.channel(this, threadId),
-      policy: kind.wake,
-      backOff: kind.backOff ?? fallbackBackOff,
-      waitTime: call.waitTime,
-      turnBound: leaseTime,
-      queueFirst: kind.queuesBehindLocalWaiters !== false && !reentry,
-      linger: scoped === undefined || !kind.channelLinger ? 0 : kind.channelLinger(ctx.options),
-      signal: call.signal,
-      watch: deadlocks && ((fail) => deadlocks.watch(this.name, threadId, fail)),
-    });
+    const { scopes } = this.ctx;
+    const scoped = call.threadId ?? scopes.current();
+    const threadId = scoped ?? scopes.nextThreadId();
+    return acquireWithWait(this.ctx, new LockAttempts(this, threadId, scoped === undefined, call, outcome));
   }
 
   /** Undoes uncertain acquisitions; resolves once done (failures are logged). */
@@ -566,18 +565,17 @@ export class LockCore implements HandleOwner, LockTarget {
 }
 
 /**
- * The attempts of one acquisition, and what its call resolves; the lock's hold ledger learns of
- * every hold they add.
+ * One acquisition of a lock: its attempts, what its call resolves, and its request to the wait loop.
+ * The lock's hold ledger learns of every hold the attempts add. A parked waiter keeps this object
+ * (it is also the request): what the loop and the kind's script read is derived from the lock and
+ * the call on demand, not stored (thousands may wait).
  */
-class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
+class LockAttempts<T> implements WaitRequest<T>, AttemptSource<T>, AttemptInput {
   private abandoned = false;
-  /** The owner's record, once an attempt acquired. */
-  private acquired: HeldLock | undefined;
-  /** The fencing token the acquiring attempt reported, if its kind draws one. */
-  private fencingToken: number | undefined;
+  /** What an attempt acquired, once one did. */
+  private hold: Hold | undefined;
   /** The kind's clean-up after giving up, if any; a time-out resolves after it. */
   private cleanUp: Promise<void> | undefined;
-  readonly waitTime: number | undefined;
   believedHolds = 0;
   /** The holder's TTL the latest refused attempt reported. */
   private lastTtl = -1;
@@ -585,25 +583,98 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
   constructor(
     private readonly core: LockCore,
     readonly threadId: number,
-    readonly owner: string,
+    /** The owner is a fresh id, neither given nor a scope's. */
     private readonly unscoped: boolean,
     private readonly call: CallOptions,
-    readonly leaseTime: number,
     private readonly outcome: Outcome<T>,
-  ) {
-    this.waitTime = call.waitTime;
+  ) {}
+
+  get owner(): string {
+    return this.core.owner(this.threadId);
   }
 
+  get leaseTime(): number {
+    return this.call.leaseTime ?? this.core.watchdogLease;
+  }
+
+  get waitTime(): number | undefined {
+    return this.call.waitTime;
+  }
+
+  /*
+   * The request, as the wait loop reads it.
+   */
+
+  get name(): string {
+    return this.core.name;
+  }
+
+  get kind(): string {
+    return this.core.kind.kind;
+  }
+
+  get attempts(): this {
+    return this;
+  }
+
+  get channel(): string | undefined {
+    return this.core.kind.channel(this.core, this.threadId);
+  }
+
+  get policy(): WakePolicy {
+    return this.core.kind.wake;
+  }
+
+  get backOff(): BackOff {
+    return this.core.kind.backOff ?? fallbackBackOff;
+  }
+
+  /** A turn behind local waiters is bounded by the lease. */
+  get turnBound(): number {
+    return this.leaseTime;
+  }
+
+  /**
+   * Queue behind local waiters, unless the kind says not to, or the owner holds the lock already: a
+   * holder re-entering takes nobody's turn (local waiters may be waiting for it). Read as the
+   * acquisition starts.
+   */
+  get queueFirst(): boolean {
+    const { core } = this;
+    if (core.kind.queuesBehindLocalWaiters === false) return false;
+    return this.unscoped || (core.ledger.find(core.name, this.owner, core.kind.part)?.holds ?? 0) === 0;
+  }
+
+  /** A fresh owner's channel goes at once; a given owner may come back right after its release. */
+  get linger(): number {
+    const { kind, ctx } = this.core;
+    return this.unscoped || !kind.channelLinger ? 0 : kind.channelLinger(ctx.options);
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.call.signal;
+  }
+
+  /** Deadlock detection's watch of the wait, when the client runs it. */
+  get watch(): WaitRequest<T>['watch'] {
+    const { deadlocks } = this.core.ctx;
+    return deadlocks && ((fail) => deadlocks.watch(this.core.name, this.threadId, fail));
+  }
+
+  /*
+   * The attempts.
+   */
+
   conclude(acquired: boolean): T | Promise<T> {
-    const { core, threadId, call } = this;
-    const record = this.acquired;
-    if (!acquired || !record) {
-      const { cleanUp, outcome, lastTtl } = this;
-      return cleanUp ? cleanUp.then(() => outcome(core, undefined, call, lastTtl)) : outcome(core, undefined, call, lastTtl);
+    const { core, call, hold, lastTtl } = this;
+    if (!acquired || !hold) {
+      const { cleanUp, outcome } = this;
+      return cleanUp
+        ? cleanUp.then(() => outcome(core, undefined, call, lastTtl))
+        : outcome(core, undefined, call, lastTtl);
     }
     return (
-      core.concludeAcquisition(threadId, this.unscoped, call.signal) ??
-      this.outcome(core, { threadId, lease: record, fencingToken: this.fencingToken }, call, this.lastTtl)
+      core.concludeAcquisition(hold.threadId, this.unscoped, call.signal) ?? this.outcome(core, hold, call, lastTtl)
     );
   }
 
@@ -633,10 +704,11 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
     if (ownerRecord) ownerRecord.touch(this.threadId, scopes.labelOf(this.threadId));
     const believedHolds = (this.believedHolds = record.believedHolds);
     let ttl: number | null;
+    let fencingToken: number | undefined;
     try {
       const result = await core.kind.attempt(core, this);
       if (result !== null && typeof result === 'object') {
-        this.fencingToken = result.fencingToken;
+        fencingToken = result.fencingToken;
         ttl = null;
       } else {
         ttl = result;
@@ -654,7 +726,7 @@ class LockAttempts<T> implements AttemptSource<T>, AttemptInput {
       return ttl;
     }
     ledger.endAcquire(record, { sentAt, leaseTime: this.leaseTime, renew: this.call.leaseTime === undefined });
-    this.acquired = record;
+    this.hold = { threadId: this.threadId, lease: record, fencingToken };
     return ttl;
   }
 }

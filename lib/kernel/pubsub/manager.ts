@@ -39,7 +39,10 @@ function droppedShardChannel(error: unknown): string | undefined {
   return match?.[1];
 }
 
-/** One waiter's share of a channel subscription. */
+/**
+ * A channel subscription as a waiter holding a share of it sees it. Shares are counted rather than
+ * made into objects (thousands may wait): each share taken is given back once.
+ */
 export interface Subscription {
   /**
    * Parks `waiter` until a message wakes it; returns `false`, parking nothing, when a wake-up that
@@ -49,9 +52,9 @@ export interface Subscription {
   /** Takes a parked waiter out without waking it. */
   leave(waiter: Waiter): void;
   /**
-   * Gives the share back; the channel is unsubscribed when the last share goes. A waiter leaving
-   * without what it waited for (`acquired` false) passes a wake-up on to the next one, so that a
-   * turn it may have been given is not lost. Idempotent.
+   * Gives one share back, once per share taken; the channel is unsubscribed when the last share
+   * goes. A waiter leaving without what it waited for (`acquired` false) passes a wake-up on to the
+   * next one, so that a turn it may have been given is not lost.
    */
   release(acquired?: boolean): void;
 }
@@ -99,8 +102,11 @@ export interface PubSubSettings {
   onError(error: unknown, what: string): void;
 }
 
-/** One subscribed channel: its shares, its wait queue and the strategy its messages wake by. */
-class ChannelEntry implements ChannelWaiters {
+/**
+ * One subscribed channel: its shares, its wait queue and the strategy its messages wake by. It is
+ * also the {@link Subscription} of every waiter holding a share.
+ */
+class ChannelEntry implements ChannelWaiters, Subscription {
   refs = 0;
   readonly queue = new WaitQueue();
   readonly strategy: WakeStrategy;
@@ -112,8 +118,10 @@ class ChannelEntry implements ChannelWaiters {
   dropTimer: NodeJS.Timeout | undefined;
 
   constructor(
+    readonly name: string,
     policy: WakePolicy,
     readonly subscribed: Promise<unknown>,
+    private readonly giveBack: (entry: ChannelEntry) => void,
   ) {
     this.strategy = policy(this);
   }
@@ -140,31 +148,18 @@ class ChannelEntry implements ChannelWaiters {
   offer(gift: unknown): boolean {
     return this.queue.offer(gift);
   }
-}
-
-/** One waiter's share of a channel: a small object rather than closures, as thousands may wait. */
-class ChannelShare implements Subscription {
-  private released = false;
-
-  constructor(
-    private readonly name: string,
-    private readonly entry: ChannelEntry,
-    private readonly giveBack: (name: string, entry: ChannelEntry) => void,
-  ) {}
 
   park(waiter: Waiter): boolean {
-    return this.entry.queue.park(waiter);
+    return this.queue.park(waiter);
   }
 
   leave(waiter: Waiter): void {
-    this.entry.queue.leave(waiter);
+    this.queue.leave(waiter);
   }
 
   release(acquired = true): void {
-    if (this.released) return;
-    this.released = true;
-    if (!acquired) this.entry.queue.wake(1, 0);
-    this.giveBack(this.name, this.entry);
+    if (!acquired) this.queue.wake(1, 0);
+    this.giveBack(this);
   }
 }
 
@@ -181,7 +176,7 @@ export class PubSubManager {
   private nodes: NodeSubscribers | undefined;
   private readonly prefix: string;
   private readonly lifetime = new AbortController();
-  private readonly leaveChannel = (name: string, entry: ChannelEntry): void => this.leave(name, entry);
+  private readonly leaveChannel = (entry: ChannelEntry): void => this.leave(entry.name, entry);
   /** TCP connections the subscriber has made; any after the first means its subscriptions were lost. */
   private connections = 0;
   /** Sharded channels a cluster node dropped (their slot moved away), to subscribe again. */
@@ -232,8 +227,10 @@ export class PubSubManager {
     let entry = this.entries.get(name);
     if (!entry) {
       const created: ChannelEntry = new ChannelEntry(
+        name,
         policy,
         this.subscribeRetrying([name], () => this.entries.get(name) === created && created.refs > 0),
+        this.leaveChannel,
       );
       created.subscribed.then(
         () => (created.confirmed = true),
@@ -243,7 +240,7 @@ export class PubSubManager {
       this.holdProcess();
       entry = created;
     }
-    const subscription = this.share(name, entry, options);
+    const subscription = this.share(entry, options);
     if (entry.confirmed) return subscription;
     try {
       const limit = Math.min(timeoutMs, this.settings.subscriptionTimeout);
@@ -264,15 +261,16 @@ export class PubSubManager {
     if (this.lifetime.signal.aborted) return undefined;
     const name = this.prefix + channel;
     const entry = this.entries.get(name);
-    return entry?.confirmed ? this.share(name, entry, options) : undefined;
+    return entry?.confirmed ? this.share(entry, options) : undefined;
   }
 
-  private share(name: string, entry: ChannelEntry, options: ShareOptions | undefined): Subscription {
+  /** Takes a share of `entry`, which is its holder's subscription. */
+  private share(entry: ChannelEntry, options: ShareOptions | undefined): Subscription {
     entry.refs += 1;
     entry.linger = options?.linger ?? 0;
     clearTimeout(entry.dropTimer);
     entry.dropTimer = undefined;
-    return new ChannelShare(name, entry, this.leaveChannel);
+    return entry;
   }
 
   /**
