@@ -14,7 +14,6 @@ const WATCHDOG_MS = 10_000;
 const PERIOD_MS = WATCHDOG_MS / 3;
 /** The library's default lockWatchdogBatchSize. */
 const BATCH = 100;
-const OWNER = 'bench-renewal:1';
 const SCRIPT_CALLS = ['evalsha', 'eval'];
 /** The calls renew.lua makes for each lock. */
 const PER_LOCK_IN_SCRIPT = ['hexists', 'pexpire'];
@@ -56,17 +55,20 @@ export default {
     const keys = Array.from({ length: locks }, (_, i) => `bench:renew:${i}`);
     const lib = await adapter.setup({ url: env.url, options: { lockWatchdogTimeout: WATCHDOG_MS } });
     let library;
+    let owner;
     try {
       // In order, 100 at a time: the tracker renews in the order the locks were taken, one batch
       // after another, and a batch queued behind thousands of acquisitions on the connection takes
       // so long that a 100k-lock round outlasts the lease (2 000 at a time lost most of them).
       for (let i = 0; i < locks; i += BATCH) await Promise.all(keys.slice(i, i + BATCH).map((key) => lib.lock(key)));
       library = await measure(env, keys, windowMs);
+      // The script alone renews as this owner's field: the same names and arguments, byte for byte.
+      [owner] = await env.admin.hkeys(keys[0]);
     } finally {
       await lib.teardown();
     }
     await env.admin.flushall();
-    const alone = await scriptAlone(env, keys, windowMs);
+    const alone = await scriptAlone(env, keys, owner, windowMs);
     return {
       redisCpuPerSec: library.redisCpuPerSec,
       scriptRedisCpuPerSec: alone.redisCpuPerSec,
@@ -86,27 +88,31 @@ export default {
   },
 };
 
-/** Runs renew.lua over `keys`, held by one owner, a round a second, while `measure` runs. */
-async function scriptAlone(env, keys, windowMs) {
+/**
+ * Runs renew.lua over `keys`, held by `owner`, while `measure` runs: a round every period from start
+ * to start, as the tracker's timer does.
+ */
+async function scriptAlone(env, keys, owner, windowMs) {
   const redis = new Redis(env.url);
   redis.defineCommand('renewLocks', {
     lua: await readFile(new URL('../../lua/lock/renew.lua', import.meta.url), 'utf8'),
   });
-  const owners = Array(BATCH).fill(OWNER);
+  const owners = Array(BATCH).fill(owner);
   let stopped = false;
   try {
     for (let i = 0; i < keys.length; i += 2_000) {
       const pipeline = redis.pipeline();
-      for (const key of keys.slice(i, i + 2_000)) pipeline.hset(key, OWNER, 1).pexpire(key, WATCHDOG_MS);
+      for (const key of keys.slice(i, i + 2_000)) pipeline.hset(key, owner, 1).pexpire(key, WATCHDOG_MS);
       await pipeline.exec();
     }
     const rounds = (async () => {
       while (!stopped) {
+        const next = performance.now() + PERIOD_MS;
         for (let i = 0; i < keys.length; i += BATCH) {
           const batch = keys.slice(i, i + BATCH);
           await redis.renewLocks(batch.length, ...batch, WATCHDOG_MS, ...owners.slice(0, batch.length));
         }
-        await sleep(PERIOD_MS);
+        await sleep(Math.max(0, next - performance.now()));
       }
     })();
     try {
