@@ -139,17 +139,16 @@ async function measure(env, keys, windowMs) {
     performance.now(),
   ];
   await sleep(windowMs);
-  const [stats1, cpu1, client1, t1] = [
+  const [stats1, cpu1, client, t1] = [
     await commandStats(env.admin),
     await serverCpuMs(env.admin),
-    process.cpuUsage(),
+    process.cpuUsage(client0),
     performance.now(),
   ];
   const held = await env.admin.dbsize();
   if (held !== keys.length)
     throw new Error(`${keys.length - held} of ${keys.length} locks expired: renewal did not keep up`);
   const seconds = (t1 - t0) / 1000;
-  const client = process.cpuUsage(client0);
   const calls = statsDelta(stats0, stats1);
   const count = (names) => names.reduce((n, name) => n + (calls[name] ?? 0), 0);
   const all = count(Object.keys(calls));
