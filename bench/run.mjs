@@ -11,9 +11,12 @@ import { writeResults } from './lib/report.mjs';
 import { median, withTimeout } from './lib/stats.mjs';
 
 const SCENARIOS = ['uncontended', 'contended', 'handoff', 'idle-waiters', 'many-waiters', 'many-locks', 'redlock', 'read-write', 'semaphore', 'latch', 'many-values'];
+/** Scaling curves (issue 23, item 4): minutes each, so only when named with --scenario. */
+const OPTIONAL = ['renewal', 'waiter-scaling'];
 
 const HELP = `Usage: npm run bench -- [options]
-  --scenario a,b     scenarios to run (${SCENARIOS.join(', ')}); default all
+  --scenario a,b     scenarios to run (${SCENARIOS.join(', ')}); default all;
+                     the scaling curves only when named: ${OPTIONAL.join(', ')}
   --adapters a,b     adapters to run (file names in bench/adapters/); default all
   --reps N           repetitions of every case (default 3; --quick: 1)
   --quick            short smoke run (~1 min)
@@ -24,6 +27,9 @@ const HELP = `Usage: npm run bench -- [options]
   --waiters a,b      idle waiter counts (default 100,1000); the first is also the latch's waiters (default 100)
   --many-waiters N   waiters of the many-waiters case (default 10000)
   --many-locks N     locks of the many-waiters case (default 1000)
+  --scaling-locks a,b   held locks of the renewal curve (default 1000,10000,100000), and the lock
+                        counts waiter-scaling draws a curve over (default 1000,10000)
+  --scaling-waiters a,b waiters of each waiter-scaling curve (default 1000,10000,100000)
   --out DIR          results folder (default bench/results for a full default run, else bench/results/tmp)
 Uses REDIS_URL if set, else starts a throwaway redis-server on a free loopback port.`;
 
@@ -40,6 +46,8 @@ const { values: args } = parseArgs({
     waiters: { type: 'string' },
     'many-waiters': { type: 'string' },
     'many-locks': { type: 'string' },
+    'scaling-locks': { type: 'string' },
+    'scaling-waiters': { type: 'string' },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -60,10 +68,12 @@ const opts = {
   waiters: args.waiters ? list(args.waiters).map(Number) : undefined,
   manyWaiters: num(args['many-waiters']),
   manyLocks: num(args['many-locks']),
+  scalingLocks: args['scaling-locks'] ? list(args['scaling-locks']).map(Number) : undefined,
+  scalingWaiters: args['scaling-waiters'] ? list(args['scaling-waiters']).map(Number) : undefined,
 };
 const reps = num(args.reps) ?? (args.quick ? 1 : 3);
 const scenarioNames = list(args.scenario).length ? list(args.scenario) : SCENARIOS;
-for (const s of scenarioNames) if (!SCENARIOS.includes(s)) throw new Error(`unknown scenario ${s}`);
+for (const s of scenarioNames) if (!SCENARIOS.includes(s) && !OPTIONAL.includes(s)) throw new Error(`unknown scenario ${s}`);
 const isFullRun = !args.quick && !args.scenario && !args.adapters && reps >= 3 && Object.values(opts).every((v) => v === undefined || v === false);
 const outDir = args.out ? pathToFileURL(`${resolve(args.out)}/`) : new URL(isFullRun ? './results/' : './results/tmp/', import.meta.url);
 
@@ -173,6 +183,7 @@ function summarize({ scenario, spec, runners, runs }) {
     case: spec.id,
     reps: Math.max(0, ...runners.map((adapter) => runs[adapter.id]?.length ?? 0)),
     title: `${scenario.title}: ${spec.label}`,
+    ...(spec.curve && { curve: spec.curve, x: spec.x }),
     columns: scenario.columns,
     rows,
   };

@@ -6,9 +6,10 @@ export const name = 'ioredisson';
 export const pkg = 'ioredisson';
 export const waiting = 'pub/sub wake-up';
 
-export async function setup({ url }) {
+/** `options`: the client's, where a scenario needs other than the defaults (renewal: a short watchdog). */
+export async function setup({ url, options }) {
   const redis = new Redis(url);
-  const redisson = new RedissonClient(redis);
+  const redisson = new RedissonClient(redis, options);
   return {
     async lock(key) {
       const handle = await redisson.getLock(key).acquire();

@@ -242,6 +242,25 @@ export function evaluateTargets(results) {
       'The group lock does the 100 values\' work inside Redis, one script call each way; the MultiLock pays a round trip per member and per direction.');
   }
 
+  const renewal = rowOf(findCase(results, 'renewal', '100000'), IO);
+  if (renewal) {
+    const m = renewal.medians;
+    add('Renewing 100 000 held locks: Redis CPU ≤ 1.1× the renewal script alone\'s', m.redisCpuRatio <= 1.1,
+      `${times(m.redisCpuRatio)} per lock renewed (median of per-rep ratios); ${fmt(m.redisCpuPerSec)} against ${fmt(m.scriptRedisCpuPerSec)} ms/s`);
+  }
+  const renewalRows = results.cases.filter((c) => c.scenario === 'renewal').map((c) => rowOf(c, IO)).filter(Boolean);
+  if (renewalRows.length) {
+    const outside = Math.max(...renewalRows.map((r) => r.medians.outsidePerLockRound));
+    add('Renewal: no per-lock command outside the batch', outside === 0,
+      `${fmt(outside)} calls outside renew.lua per lock per round (most of any case); ${fmt(renewalRows[0].medians.locksPerScriptCall)} locks per script call`);
+  }
+  const curves = scalingCurves(results);
+  if (curves.length) {
+    const bent = curves.filter((c) => !c.linear);
+    add('Every scaling curve linear', bent.length === 0, `${curves.length - bent.length} of ${curves.length} linear` +
+      (bent.length ? `; not: ${bent.map((c) => `${c.title} (R² ${fmt(c.r2)}, per item ${times(c.growth)})`).join(', ')}` : ''));
+  }
+
   const mwCase = findCase(results, 'many-waiters');
   const mw = rowOf(mwCase, IO);
   if (mw) {
@@ -253,6 +272,82 @@ export function evaluateTargets(results) {
       `${fmt(m.channelsAfter)} channels left, diagnostics() sum ${fmt(m.leftAfter)}, drained in ${fmt(m.drainMs)} ms`);
   }
   return targets;
+}
+
+/** The least-squares line through `points` ([x, y] pairs): slope, intercept and R². */
+export function fitLine(points) {
+  const n = points.length;
+  const mx = points.reduce((a, [x]) => a + x, 0) / n;
+  const my = points.reduce((a, [, y]) => a + y, 0) / n;
+  const sxy = points.reduce((a, [x, y]) => a + (x - mx) * (y - my), 0);
+  const sxx = points.reduce((a, [x]) => a + (x - mx) ** 2, 0);
+  const syy = points.reduce((a, [, y]) => a + (y - my) ** 2, 0);
+  const slope = sxy / sxx;
+  return { slope, intercept: my - slope * mx, r2: syy === 0 ? 1 : (sxy * sxy) / (sxx * syy) };
+}
+
+/**
+ * The scaling curves: every column marked `fit` of the cases sharing a scenario and a `curve`, the
+ * library's medians against the cases' x. Linear when R² ≥ 0.98 and the cost per item at the
+ * largest x is within 1.5× (either way) of the smallest x's.
+ */
+function scalingCurves(results) {
+  const groups = new Map();
+  for (const c of results.cases.filter((x) => x.curve)) {
+    const key = `${c.scenario}: ${c.curve}`;
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  const curves = [];
+  for (const cases of groups.values()) {
+    const [first] = cases;
+    for (const col of first.columns.filter((x) => x.fit)) {
+      const points = cases
+        .map((c) => [c.x, rowOf(c, IO)?.medians[col.key]])
+        .filter(([, y]) => Number.isFinite(y))
+        .sort(([a], [b]) => a - b);
+      if (points.length < 2) continue;
+      const fit = fitLine(points);
+      const perItem = points.map(([x, y]) => y / x);
+      const growth = perItem.at(-1) / perItem[0];
+      const title = `${first.title.split(':')[0]} ${first.curve}: ${col.label}`;
+      curves.push({ title, label: col.label, item: col.fit, points, ...fit, growth, linear: fit.r2 >= 0.98 && growth <= 1.5 && growth >= 1 / 1.5 });
+    }
+  }
+  return curves;
+}
+
+/** One table per scaling curve, with its line and verdict, as lines; none when no curve ran. */
+function scalingSection(curves) {
+  if (!curves.length) return [];
+  return [
+    '## Scaling curves',
+    '',
+    'Least-squares lines through the library\'s medians: the slope is the cost per item (the constant), "per item" the figure ' +
+      'over the count. Linear: R² ≥ 0.98 and the per-item figure at the largest count within 1.5× of the smallest\'s.',
+    '',
+    ...curves.flatMap((c) => [
+      `### ${c.title}`,
+      '',
+      `| ${c.item}s | ${c.label} | per ${c.item} |`,
+      '|---|---|---|',
+      ...c.points.map(([x, y]) => `| ${fmt(x)} | ${fmt(y)} | ${fmt(y / x)} |`),
+      '',
+      `Slope ${fmt(c.slope)} per ${c.item}, intercept ${fmt(c.intercept)}, R² ${fmt(c.r2)}; per ${c.item}, largest ÷ smallest ${times(c.growth)}: ` +
+        `**${c.linear ? 'linear' : 'not linear'}**${c.linear ? '' : c.growth > 1 ? ' (the cost per item grows)' : ' (the cost per item falls: a fixed cost, the intercept, weighs on the smallest count)'}.`,
+      '',
+    ]),
+  ];
+}
+
+/** A panel per scaling curve (counts on the bars, log scale). */
+function scalingChart(curves, results) {
+  const panels = curves.map((c) => ({
+    title: `${c.title} (${c.linear ? 'linear' : 'not linear'}, ${fmt(c.slope)} per ${c.item})`,
+    unit: '',
+    log: true,
+    rows: c.points.map(([x, y]) => ({ label: `${fmt(x)} ${c.item}s`, value: y })),
+  }));
+  return barChart(panels, { title: 'ioredisson: how cost grows with the work', subtitle: `medians of ${results.options.reps} rep(s)` });
 }
 
 /** The headline figures per adapter: one row each. */
@@ -358,6 +453,7 @@ function chart(results) {
 export async function writeResults(results, outDir, fullRun) {
   results.machine ??= await machine(results.redisVersion); // kept when re-rendering a saved run
   results.targets = evaluateTargets(results);
+  results.curves = scalingCurves(results);
   await mkdir(outDir, { recursive: true });
   const packages = results.adapters
     .filter((a) => a.pkg !== 'ioredis')
@@ -380,6 +476,7 @@ export async function writeResults(results, outDir, fullRun) {
     '',
     targetsTable(results.targets),
     '',
+    ...scalingSection(results.curves),
     '## All figures',
     '',
     'Commands "sent" are counted by a proxy between client and Redis (what the client sends); "commandstats" ' +
@@ -397,6 +494,7 @@ export async function writeResults(results, outDir, fullRun) {
   await put('latest.json', `${JSON.stringify(results, null, 2)}\n`);
   await put('latest.md', md);
   await put('latest.svg', chart(results));
+  if (results.curves.length) await put('scaling.svg', scalingChart(results.curves, results));
   const section = [
     '## Benchmarks',
     '',
