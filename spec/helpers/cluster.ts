@@ -40,7 +40,7 @@ export interface TestCluster {
   /** Freezes (SIGSTOP) or thaws (SIGCONT) the node on `port`. */
   pause(port: number): void;
   resume(port: number): void;
-  /** Runs `CLUSTER FAILOVER` on the replica on `port` and waits until it serves as primary. */
+  /** Runs `CLUSTER FAILOVER` on the replica on `port`; waits until it serves as primary and its primary turned replica. */
   failover(replicaPort: number): Promise<void>;
   /** Waits until the primary on `port` is replaced by one of its replicas (after `kill`). */
   promotedAfter(port: number): Promise<number>;
@@ -261,12 +261,18 @@ export async function startCluster(shape: ClusterShape | number = {}): Promise<T
         CONVERGE_TIMEOUT,
         `the primary on ${host}:${primaryPort} to list the replica on ${replicaPort}`,
       );
-      const isPrimary = async (): Promise<boolean> => (await replica.role().catch(() => ['']))[0] === 'master';
+      // Done once the old primary turned replica as well: a replica that won an election a few seconds
+      // earlier may take over on that election's votes, with an epoch the old primary overrules, and
+      // turn back (Redis 7.0), the old primary holding its writes paused for 5 s.
+      const roleOf = async (node: Redis): Promise<unknown> => (await node.role().catch(() => []))[0];
+      const primary = direct(Number(primaryPort));
+      const tookOver = async (): Promise<boolean> =>
+        (await roleOf(replica)) === 'master' && (await roleOf(primary)) === 'slave';
       const deadline = performance.now() + FAILOVER_TIMEOUT;
-      while (!(await isPrimary())) {
+      while (!(await tookOver())) {
         if (performance.now() > deadline) throw new Error(`the replica on ${replicaPort} did not take over within ${FAILOVER_TIMEOUT} ms`);
         await replica.cluster('FAILOVER').catch(() => undefined); // refused while one is under way
-        await eventually(isPrimary, MANUAL_FAILOVER_MS, 'a manual failover').catch(() => undefined);
+        await eventually(tookOver, MANUAL_FAILOVER_MS, 'a manual failover').catch(() => undefined);
       }
       await settle();
     },

@@ -7,9 +7,12 @@ import { NodeSubscribers } from './node-subscribers';
 import { WaitQueue, type Waiter } from './wait-queue';
 import type { ChannelWaiters, WakePolicy, WakeStrategy } from './wake';
 
-/** Longest wait for ioredis' sharded subscribers to settle after a slot map refresh, in ms. */
+/**
+ * Longest wait for ioredis' sharded subscribers to settle after a slot map refresh, and the pause
+ * before another refresh, in ms.
+ */
 const FOLLOW_SETTLE_MS = 500;
-/** Rounds of refresh and re-SSUBSCRIBE tried after a node dropped a shard channel. */
+/** Rounds of refresh (and re-SSUBSCRIBE) tried after a node dropped a shard channel. */
 const FOLLOW_ROUNDS = 10;
 
 /** Tries of a SUBSCRIBE its connection dropped (see {@link isDroppedByConnection}), and the pause between them, in ms. */
@@ -30,8 +33,11 @@ function isDroppedByConnection(error: unknown): boolean {
 /** Pause after the client's cluster connection lost a node before every channel is subscribed again, in ms. */
 const NODE_LOST_SETTLE_MS = 1_000;
 
-/** A cluster subscriber whose slot map can be refreshed on demand. */
-type FollowingSubscriber = RedisConnection & { refreshSlotsCache(callback?: (error?: Error | null) => void): void };
+/** A cluster subscriber whose slot map (each slot's nodes, `host:port`, primary first) can be refreshed on demand. */
+type FollowingSubscriber = RedisConnection & {
+  readonly slots: string[][];
+  refreshSlotsCache(callback?: (error?: Error | null) => void): void;
+};
 
 /** The channel of an SUNSUBSCRIBE a node sent unasked, as ioredis 5 reports it; else `undefined`. */
 function droppedShardChannel(error: unknown): string | undefined {
@@ -179,8 +185,11 @@ export class PubSubManager {
   private readonly leaveChannel = (entry: ChannelEntry): void => this.leave(entry.name, entry);
   /** TCP connections the subscriber has made; any after the first means its subscriptions were lost. */
   private connections = 0;
-  /** Sharded channels a cluster node dropped (their slot moved away), to subscribe again. */
-  private readonly dropped = new Set<string>();
+  /**
+   * Sharded channels a cluster node dropped (their slot moved away), to subscribe again, each with
+   * the `host:port` of the node that dropped it.
+   */
+  private readonly dropped = new Map<string, string>();
   private following = false;
 
   constructor(
@@ -513,10 +522,10 @@ export class PubSubManager {
       // A node that stops serving a slot (resharding, CLUSTER FAILOVER) ends its shard channels with
       // an SUNSUBSCRIBE nobody asked for; ioredis 5 reports it only as a node error and neither
       // refreshes its slot map nor subscribes again, so the waiters would hear nothing more.
-      subscriber.on('nodeError', (error: unknown) => {
+      subscriber.on('nodeError', (error: unknown, node: string) => {
         const channel = droppedShardChannel(error);
         if (channel === undefined) return this.settings.onError(error, 'sharded subscriber node');
-        if (this.entries.has(channel)) this.follow(subscriber, channel);
+        if (this.entries.has(channel)) this.follow(subscriber, channel, node);
       });
     }
     this.subscriber = subscriber;
@@ -524,58 +533,78 @@ export class PubSubManager {
   }
 
   /**
-   * Follows a shard channel to its slot's new primary: refreshes the subscriber's slot map (ioredis
-   * then subscribes its known channels on the nodes now serving them), subscribes the dropped
-   * channels again for good measure, and wakes their waiters to re-check (a release in the gap was
-   * not heard).
+   * Follows a shard channel that `from` dropped to its slot's new primary: refreshes the subscriber's
+   * slot map (ioredis then subscribes its known channels on the nodes now serving them), subscribes
+   * the dropped channels again for good measure, and wakes their waiters to re-check (a release in
+   * the gap was not heard).
    */
-  private follow(subscriber: FollowingSubscriber, channel: string, round = 1): void {
-    this.dropped.add(channel);
+  private follow(subscriber: FollowingSubscriber, channel: string, from: string, round = 1): void {
+    this.dropped.set(channel, from);
     if (this.following) return;
     this.following = true;
-    const refreshed = new Promise<void>((resolve) =>
-      subscriber.refreshSlotsCache((error) => {
-        if (error) this.settings.onError(error, 'refreshing the subscriber slot map');
-        resolve();
-      }),
-    );
-    // The refresh resets ioredis' sharded subscribers; give that a moment to finish.
-    const ready = refreshed.then(
-      () =>
-        new Promise<void>((resolve) => {
-          const done = (): void => {
-            clearTimeout(timer);
-            subscriber.off('subscribersReady', done);
-            resolve();
-          };
-          const timer = setTimeout(done, FOLLOW_SETTLE_MS);
-          timer.unref();
-          subscriber.on('subscribersReady', done);
-        }),
-    );
-    void ready.then(async () => {
-      this.following = false;
-      const names = [...this.dropped].filter((name) => this.entries.has(name));
-      this.dropped.clear();
-      if (names.length === 0 || this.lifetime.signal.aborted) return;
-      try {
-        await this.send('subscribe', names);
-      } catch (error) {
-        // Most likely a slot map still out of date (MOVED): refresh and try again, a few times.
-        this.settings.onError(error, `re-SSUBSCRIBE after a slot move (round ${round})`);
-        if (round < FOLLOW_ROUNDS) {
-          const timer = setTimeout(() => names.forEach((name) => this.follow(subscriber, name, round + 1)), FOLLOW_SETTLE_MS);
-          timer.unref();
-        }
+    this.refreshFor(subscriber, round);
+  }
+
+  /**
+   * One round of {@link follow}. The node that answers the refresh may not know of the change yet:
+   * its map still gives a dropped channel's slot to the node that dropped it. Subscribed there, the
+   * channel would miss what the new primary publishes (a demoted primary, now a replica, hears its
+   * shard's messages only once the new primary lists it, a gossip round later): refresh again
+   * until the map has moved on.
+   */
+  private refreshFor(subscriber: FollowingSubscriber, round: number): void {
+    subscriber.refreshSlotsCache((error) => {
+      if (error) this.settings.onError(error, 'refreshing the subscriber slot map');
+      if (round < FOLLOW_ROUNDS && !this.lifetime.signal.aborted && this.mapsToDropper(subscriber)) {
+        setTimeout(() => this.refreshFor(subscriber, round + 1), FOLLOW_SETTLE_MS).unref();
+        return;
       }
-      for (const name of names) {
-        const entry = this.entries.get(name);
-        if (!entry) continue;
-        entry.strategy.reset?.();
-        entry.queue.wake(Infinity, entry.refs - entry.queue.size);
-      }
-      this.settings.onReconnect(names.length);
+      // The refresh resets ioredis' sharded subscribers, which say `subscribersReady` when done (never
+      // before this callback returns); give that a moment.
+      const done = (): void => {
+        clearTimeout(timer);
+        subscriber.off('subscribersReady', done);
+        void this.resubscribeDropped(subscriber, round);
+      };
+      const timer = setTimeout(done, FOLLOW_SETTLE_MS);
+      timer.unref();
+      subscriber.on('subscribersReady', done);
     });
+  }
+
+  /** Whether the subscriber's slot map still gives a dropped channel in use to the node that dropped it. */
+  private mapsToDropper(subscriber: FollowingSubscriber): boolean {
+    for (const [name, from] of this.dropped) {
+      const slot = this.topology.slotOf(name.slice(this.prefix.length));
+      if (this.entries.has(name) && subscriber.slots[slot]?.[0] === from) return true;
+    }
+    return false;
+  }
+
+  /** The end of {@link follow}: SSUBSCRIBEs the dropped channels and wakes their waiters. */
+  private async resubscribeDropped(subscriber: FollowingSubscriber, round: number): Promise<void> {
+    this.following = false;
+    const dropped = [...this.dropped].filter(([name]) => this.entries.has(name));
+    this.dropped.clear();
+    if (dropped.length === 0 || this.lifetime.signal.aborted) return;
+    const names = dropped.map(([name]) => name);
+    try {
+      await this.send('subscribe', names);
+    } catch (error) {
+      // Most likely a slot map still out of date (MOVED): refresh and try again, a few times.
+      this.settings.onError(error, `re-SSUBSCRIBE after a slot move (round ${round})`);
+      if (round < FOLLOW_ROUNDS) {
+        const again = (): void => dropped.forEach(([name, from]) => this.follow(subscriber, name, from, round + 1));
+        setTimeout(again, FOLLOW_SETTLE_MS).unref();
+      }
+    }
+    for (const name of names) {
+      const entry = this.entries.get(name);
+      if (!entry) continue;
+      entry.strategy.reset?.();
+      entry.queue.wake(Infinity, entry.refs - entry.queue.size);
+    }
+    this.settings.onReconnect(names.length);
   }
 
 
