@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import type { Subscription } from '../lib/kernel/pubsub/manager';
 import type { Waiter } from '../lib/kernel/pubsub/wait-queue';
 import { wakeAll, wakeCount, type WakePolicy } from '../lib/kernel/pubsub/wake';
@@ -61,5 +62,22 @@ describe('wake-ups a message leaves for waiters not parked', () => {
     // The share that was out parks after the message: it goes on at once instead of waiting.
     expect(out.park(new CountingWaiter())).toBe(false);
     expect(subscription.park(waiter)).toBe(true);
+  });
+});
+
+describe('many waiters awaiting one SUBSCRIBE', () => {
+  const pubsub = usePubSubManager(server);
+
+  // An AbortSignal compares each listener added with every one it has: one listener per waiter on
+  // the client's lifetime signal made parking n waiters cost n², so 50,000 waiters on 1,000 locks never
+  // finished parking. The count is what the test holds: one listener per channel, whatever the waiters.
+  it('adds one abort listener per channel to the client lifetime, not one per waiter', async () => {
+    const lifetime = (pubsub() as unknown as { lifetime: AbortController }).lifetime.signal;
+    const before = getEventListeners(lifetime, 'abort').length;
+    const pending = Array.from({ length: 1_000 }, () => pubsub().subscribe('many-awaiting', wakeCount, 5_000));
+    expect(getEventListeners(lifetime, 'abort').length - before).toBeLessThanOrEqual(1);
+    const subscriptions = await Promise.all(pending);
+    for (const subscription of subscriptions) subscription.release();
+    await eventually(async () => Number(((await admin().pubsub('NUMSUB', 'many-awaiting')) as [string, number])[1]) === 0, 5_000, 'the unsubscribe');
   });
 });

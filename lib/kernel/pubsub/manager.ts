@@ -122,6 +122,12 @@ class ChannelEntry implements ChannelWaiters, Subscription {
   linger = 0;
   /** The pending drop of a channel nobody shares, while it lingers. */
   dropTimer: NodeJS.Timeout | undefined;
+  /**
+   * `subscribed`, rejected with the client's shutdown: made once for all the waiters awaiting the
+   * SUBSCRIBE, so that the client's lifetime signal gets one abort listener per channel rather than
+   * one per waiter (an `AbortSignal` checks every listener it has as each is added).
+   */
+  subscribedWhileOpen: Promise<unknown> | undefined;
 
   constructor(
     readonly name: string,
@@ -253,12 +259,21 @@ export class PubSubManager {
     if (entry.confirmed) return subscription;
     try {
       const limit = Math.min(timeoutMs, this.settings.subscriptionTimeout);
-      await within(entry.subscribed, limit, () => new SubscribeTimeoutError(name, limit), signal, this.lifetime.signal);
+      await within(this.subscribedWhileOpen(entry), limit, () => new SubscribeTimeoutError(name, limit), signal);
       return subscription;
     } catch (error) {
       subscription.release();
       throw error;
     }
+  }
+
+  /** See {@link ChannelEntry.subscribedWhileOpen}; its rejection is handled by the waiters that await it. */
+  private subscribedWhileOpen(entry: ChannelEntry): Promise<unknown> {
+    if (!entry.subscribedWhileOpen) {
+      entry.subscribedWhileOpen = within(entry.subscribed, Infinity, () => new ClientClosedError(), this.lifetime.signal);
+      entry.subscribedWhileOpen.catch(() => undefined);
+    }
+    return entry.subscribedWhileOpen;
   }
 
   /**
