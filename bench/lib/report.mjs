@@ -258,7 +258,7 @@ export function evaluateTargets(results) {
   if (curves.length) {
     const bent = curves.filter((c) => !c.linear);
     add('Every scaling curve linear', bent.length === 0, `${curves.length - bent.length} of ${curves.length} linear` +
-      (bent.length ? `; not: ${bent.map((c) => `${c.title} (R² ${fmt(c.r2)}, per item ${times(c.growth)})`).join(', ')}` : ''));
+      (bent.length ? `; not: ${bent.map((c) => `${c.title} (R² ${fmt(c.r2)}, marginal cost ${times(c.growth)})`).join(', ')}` : ''));
   }
 
   const mwCase = findCase(results, 'many-waiters');
@@ -288,8 +288,9 @@ export function fitLine(points) {
 
 /**
  * The scaling curves: every column marked `fit` of the cases sharing a scenario and a `curve`, the
- * library's medians against the cases' x. Linear when R² ≥ 0.98 and the cost per item at the
- * largest x is within 1.5× (either way) of the smallest x's.
+ * library's medians against the cases' x. Linear when R² ≥ 0.98 and the marginal cost (the slope
+ * between the two largest x) is at most 1.5× the cost per item at the second largest x (y ÷ x): a
+ * line with a fixed cost has its marginal cost below its cost per item, a growing cost above it.
  */
 function scalingCurves(results) {
   const groups = new Map();
@@ -307,10 +308,11 @@ function scalingCurves(results) {
         .sort(([a], [b]) => a - b);
       if (points.length < 2) continue;
       const fit = fitLine(points);
-      const perItem = points.map(([x, y]) => y / x);
-      const growth = perItem.at(-1) / perItem[0];
+      const slopeOf = ([x0, y0], [x1, y1]) => (y1 - y0) / (x1 - x0);
+      const [x, y] = points.at(-2);
+      const growth = slopeOf(points.at(-2), points.at(-1)) / (y / x);
       const title = `${first.title.split(':')[0]} ${first.curve}: ${col.label}`;
-      curves.push({ title, label: col.label, item: col.fit, points, ...fit, growth, linear: fit.r2 >= 0.98 && growth <= 1.5 && growth >= 1 / 1.5 });
+      curves.push({ title, label: col.label, item: col.fit, points, ...fit, growth, linear: fit.r2 >= 0.98 && growth <= 1.5 });
     }
   }
   return curves;
@@ -323,7 +325,7 @@ function scalingSection(curves) {
     '## Scaling curves',
     '',
     'Least-squares lines through the library\'s medians: the slope is the cost per item (the constant), "per item" the figure ' +
-      'over the count. Linear: R² ≥ 0.98 and the per-item figure at the largest count within 1.5× of the smallest\'s.',
+      'over the count. Linear: R² ≥ 0.98 and the marginal cost between the two largest counts at most 1.5× the cost per item at the second largest.',
     '',
     ...curves.flatMap((c) => [
       `### ${c.title}`,
@@ -332,8 +334,8 @@ function scalingSection(curves) {
       '|---|---|---|',
       ...c.points.map(([x, y]) => `| ${fmt(x)} | ${fmt(y)} | ${fmt(y / x)} |`),
       '',
-      `Slope ${fmt(c.slope)} per ${c.item}, intercept ${fmt(c.intercept)}, R² ${fmt(c.r2)}; per ${c.item}, largest ÷ smallest ${times(c.growth)}: ` +
-        `**${c.linear ? 'linear' : 'not linear'}**${c.linear ? '' : c.growth > 1 ? ' (the cost per item grows)' : ' (the cost per item falls: a fixed cost, the intercept, weighs on the smallest count)'}.`,
+      `Slope ${fmt(c.slope)} per ${c.item}, intercept ${fmt(c.intercept)}, R² ${fmt(c.r2)}; marginal cost at the largest counts ÷ cost per item before them ${times(c.growth)}: ` +
+        `**${c.linear ? 'linear' : 'not linear'}**${c.linear ? '' : c.r2 < 0.98 ? ' (not a line)' : ' (the cost per item grows)'}.`,
       '',
     ]),
   ];
