@@ -394,8 +394,9 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
 
   /** Parks until a release message, or until `bound` ms pass; degraded, sleeps a back-off step. */
   private wait(bound: number): void {
-    const { watch } = this.request;
-    if (watch && !this.unwatch) this.unwatch = watch((error) => this.fail(error));
+    // Read once until watched: a request may derive `watch` anew on each read.
+    const watch = this.unwatch ? undefined : this.request.watch;
+    if (watch) this.unwatch = watch((error) => this.fail(error));
     if (this.subscription) {
       try {
         if (!this.subscription.park(this)) return this.attempt();
