@@ -150,6 +150,9 @@ export class ReplicaSync {
       },
     );
     entry.reading = reading;
+    // Reported above; only callers that wait for the refresh get its error (a stale count served
+    // instead would leave the rejection unhandled, which ends a Node process).
+    reading.catch(() => undefined);
     // A stale count answers at once while the refresh runs; the first read is waited for.
     return entry.value !== undefined && !waitForFresh ? Promise.resolve(entry.value) : reading;
   }
