@@ -11,6 +11,7 @@ import {
 } from '../lib';
 import { ROOT, runOk } from './helpers/consumer';
 import { delay, useRedis } from './helpers/fixture';
+import { eventually } from './helpers/redis-server';
 
 // Deadlock detection (option deadlockDetection): cycles of owner scopes across processes and lock
 // kinds are found, exactly one wait of each gives up, and contention without a cycle gives none.
@@ -232,7 +233,8 @@ describe('deadlocks in one client', () => {
     await redisson.getLock('slow').tryLock({ waitTime: AFTER / 3 });
     expect(await waits()).toEqual([]);
     const waiting = redisson.getLock('slow').acquire();
-    await delay(AFTER + 500);
+    // Recorded once parked for `after`; polled, not slept for: timers run late on a loaded machine.
+    await eventually(async () => (await waits()).length === 1, 10_000, 'the recorded wait');
     const [[, recorded] = []] = await waits();
     expect(JSON.parse(recorded!)).toEqual([{ lock: 'slow', since: expect.any(Number) }]);
     await held.release();
@@ -270,7 +272,9 @@ describe('the CLI', () => {
     const waiter = client({ ownerInfo: { service: 'waiter' }, deadlockDetection: { after: AFTER } });
     const held = await holder.run(() => holder.getLock('report').acquire(), { label: 'nightly report' });
     const waiting = waiter.run(() => waiter.getLock('report').acquire(), { label: 'ad-hoc report' });
-    await delay(AFTER + 500);
+    const recordedWaits = async () =>
+      Object.keys(await admin().hgetall(ownerRecordKey(waiter.id))).filter((f) => f.startsWith('w:')).length;
+    await eventually(async () => (await recordedWaits()) === 1, 10_000, 'the recorded wait');
     const text = await runOk(process.execPath, [CLI, 'waits', '--url', server().url]);
     expect(text).toMatch(/^1 recorded wait, 0 deadlock cycles\n/);
     expect(text).toContain(`${waiter.id}:`);
