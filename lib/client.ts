@@ -92,15 +92,18 @@ export class RedissonClient {
   readonly options: ResolvedOptions;
   private readonly emitter: Emitter<RedissonEvents> = mitt<RedissonEvents>();
   /** Emits without letting a throwing listener break the caller; its error surfaces asynchronously. */
-  private readonly emitEvent: Emit = (type, event) => {
-    try {
-      this.emitter.emit(type, event);
-    } catch (error) {
-      queueMicrotask(() => {
-        throw error;
-      });
-    }
-  };
+  private readonly emitEvent: Emit = Object.assign(
+    <K extends keyof RedissonEvents>(type: K, event: RedissonEvents[K]): void => {
+      try {
+        this.emitter.emit(type, event);
+      } catch (error) {
+        queueMicrotask(() => {
+          throw error;
+        });
+      }
+    },
+    { heard: (type: keyof RedissonEvents): boolean => hasHandlers(this.emitter, type) || hasHandlers(this.emitter, '*') },
+  );
   private readonly lifetime = new AbortController();
   private readonly pending = new Set<Closable>();
   private readonly scopes: OwnerScopes;
@@ -546,4 +549,9 @@ function replyBoundOf(options: ResolvedOptions, scripts: ScriptRunner): ReplyBou
 function mainScriptName(): string {
   const script = process.argv[1];
   return script ? basename(script).replace(/\.[cm]?[jt]s$/, '') : 'node';
+}
+
+/** Whether `emitter` has a handler for `type` (mitt keeps a type's emptied list). */
+function hasHandlers(emitter: Emitter<RedissonEvents>, type: keyof RedissonEvents | '*'): boolean {
+  return (emitter.all.get(type)?.length ?? 0) > 0;
 }

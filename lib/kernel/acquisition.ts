@@ -1,6 +1,6 @@
 import { isTransportError, surelyNotRun } from '../connection';
 import { RedisUnavailableError } from '../errors';
-import { MAX_TIME_MS, type Logger } from '../options';
+import type { Logger } from '../options';
 import { emitAcquired, emitAcquireFailed, giveUpReason, type Emit, type GiveUpReason } from './hold-events';
 import type { PubSubManager, ShareOptions, Subscription } from './pubsub/manager';
 import type { AttemptReport, Waiter } from './pubsub/wait-queue';
@@ -448,11 +448,12 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
    */
   private reportAcquired(): void {
     const { kind, name, attempts, signal } = this.request;
-    if (kind === undefined) return;
+    const { emit, lifetime } = this.ctx;
+    const cancelledBy = signal?.aborted ? signal : lifetime.aborted ? lifetime : undefined;
+    if (kind === undefined || !emit.heard(cancelledBy ? 'acquireFailed' : 'acquired')) return;
     const holder = { kind, name, owner: attempts.owner };
-    const cancelledBy = signal?.aborted ? signal : this.ctx.lifetime.aborted ? this.ctx.lifetime : undefined;
-    if (cancelledBy) emitAcquireFailed(this.ctx.emit, holder, this.reasonOf(cancelledBy.reason), this);
-    else emitAcquired(this.ctx.emit, holder, this);
+    if (cancelledBy) emitAcquireFailed(emit, holder, this.reasonOf(cancelledBy.reason), this);
+    else emitAcquired(emit, holder, this);
   }
 
   /** Leaves everything the acquisition joined, once; returns whether this call did. */
@@ -467,7 +468,9 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     this.subscription?.release(acquired);
     if (acquired) return true;
     const { kind, name, attempts } = this.request;
-    if (kind !== undefined) emitAcquireFailed(this.ctx.emit, { kind, name, owner: attempts.owner }, reason, this);
+    if (kind !== undefined && this.ctx.emit.heard('acquireFailed')) {
+      emitAcquireFailed(this.ctx.emit, { kind, name, owner: attempts.owner }, reason, this);
+    }
     attempts.gaveUp?.(reason, this);
     return true;
   }
@@ -478,46 +481,81 @@ function isPermissionError(error: unknown): boolean {
   return error instanceof Error && /^NOPERM|can't (run|publish|access)/.test(error.message);
 }
 
-function giveUpOnReply(acquisition: { noReply(): void }): void {
-  acquisition.noReply();
-}
-
-/** Arms a deadline that calls `fire` once; returns what disarms it. */
-export type Deadline = (fire: () => void) => () => void;
-
-/** A deadline `ms` from now, on a timer of its own. */
-export function afterMs(ms: number): Deadline {
-  return (fire) => {
-    const timer = setTimeout(fire, Math.min(Math.max(ms, 0), MAX_TIME_MS));
-    timer.unref();
-    return () => clearTimeout(timer);
-  };
+function giveUpOnReply(awaiting: { noReply(): void }): void {
+  awaiting.noReply();
 }
 
 /**
- * A single reply, bounded as an acquisition's attempt is: it rejects with `unavailable(cause)` when
- * it fails in transit, or when it has not come by the `deadline` (once the I/O received meanwhile
- * was handled; none: no time limit). Any other error passes through.
+ * Keeps the deadlines of bounded replies (see {@link ReplyBound}): calls an armed item's `timeUp`
+ * once its `dueAt` has passed, unless it is cancelled first. The client's timer queue is one; the
+ * lease tracker, whose timer a held lease keeps armed anyway, is another.
  */
-export function replyWithin<T>(reply: Promise<T>, deadline: Deadline | undefined, unavailable: (cause: unknown) => Error): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    let overdue: NodeJS.Immediate | undefined;
-    const disarm = deadline?.(() => {
-      overdue = setImmediate(() => reject(unavailable(undefined)));
+export interface DeadlineKeeper {
+  arm(item: Timed): void;
+  cancel(item: Timed): void;
+}
+
+/**
+ * The bound of a single reply, as an acquisition's attempt is bounded: the reply {@link within}
+ * returns rejects with `RedisUnavailableError` (naming `name`, `operation` and `waitTime`) when it
+ * fails in transit, or when it has not come by `dueAt` (monotonic ms, kept by `keeper`; once the
+ * I/O received meanwhile was handled). No keeper: no time limit. Any other error passes through.
+ * The deadline is armed as the bound is made, possibly before the call it bounds is sent.
+ */
+export class BoundedReply implements Timed {
+  /** @internal The keeper's (see {@link Timed}). */
+  queueIndex = -1;
+  private overdue: NodeJS.Immediate | undefined;
+  private reject: ((error: unknown) => void) | undefined;
+  private expired = false;
+
+  constructor(
+    private readonly name: string,
+    private readonly operation: string,
+    private readonly waitTime: number | undefined,
+    /** @internal The keeper's (see {@link Timed}). */
+    public dueAt = Infinity,
+    private readonly keeper?: DeadlineKeeper,
+  ) {
+    keeper?.arm(this);
+  }
+
+  /** `reply`, bounded; call once. */
+  within<T>(reply: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.reject = reject;
+      if (this.expired) this.noReply();
+      reply.then(
+        (value) => {
+          this.settled();
+          resolve(value);
+        },
+        (error: unknown) => {
+          this.settled();
+          reject(isTransportError(error) ? this.unavailable(error) : error);
+        },
+      );
     });
-    const settled = (): void => {
-      disarm?.();
-      if (overdue) clearImmediate(overdue);
-    };
-    reply.then(
-      (value) => {
-        settled();
-        resolve(value);
-      },
-      (error: unknown) => {
-        settled();
-        reject(isTransportError(error) ? unavailable(error) : error);
-      },
-    );
-  });
+  }
+
+  /** @internal The deadline passed: rejects after the I/O already received is handled. */
+  timeUp(): void {
+    this.overdue = setImmediate(giveUpOnReply, this);
+  }
+
+  /** @internal The deadline passed and the I/O received meanwhile was handled. */
+  noReply(): void {
+    this.overdue = undefined;
+    this.expired = true;
+    this.reject?.(this.unavailable(undefined));
+  }
+
+  private settled(): void {
+    this.keeper?.cancel(this);
+    if (this.overdue) clearImmediate(this.overdue);
+  }
+
+  private unavailable(cause: unknown): RedisUnavailableError {
+    return new RedisUnavailableError(this.name, this.operation, this.waitTime, cause);
+  }
 }

@@ -2,7 +2,11 @@ import { ClientClosedError, DeadlockError, RedisUnavailableError, type LockLostE
 import type { AcquisitionStats, RedissonEvents } from '../events';
 
 /** Emits a client event: the client's `emit`, which never throws. */
-export type Emit = <K extends keyof RedissonEvents>(type: K, event: RedissonEvents[K]) => void;
+export interface Emit {
+  <K extends keyof RedissonEvents>(type: K, event: RedissonEvents[K]): void;
+  /** Whether anyone listens to `type`: an event nobody hears is not built (the lock cycle's own cost). */
+  heard(type: keyof RedissonEvents): boolean;
+}
 
 /** What an event is about: the kind's name (e.g. `'fair-lock'`), the name held, and its holder. */
 export interface Holder {
@@ -31,12 +35,14 @@ export function giveUpReason(error: unknown, signal: AbortSignal | undefined): G
  * meaning (see `RedissonEvents`). The stats are copied: a wait passes itself, whose figures go on.
  */
 export function emitAcquired(emit: Emit, holder: Holder, stats: AcquisitionStats): void {
+  if (!emit.heard('acquired')) return;
   const { kind, name, owner } = holder;
   emit('acquired', { kind, name, owner, waitMs: stats.waitMs, attempts: stats.attempts, wakeUps: stats.wakeUps });
 }
 
 /** See {@link emitAcquired}. */
 export function emitAcquireFailed(emit: Emit, holder: Holder, reason: GiveUpReason, stats: AcquisitionStats): void {
+  if (!emit.heard('acquireFailed')) return;
   const { kind, name, owner } = holder;
   emit('acquireFailed', {
     kind,
@@ -51,6 +57,7 @@ export function emitAcquireFailed(emit: Emit, holder: Holder, reason: GiveUpReas
 
 /** See {@link emitAcquired}. */
 export function emitReleased(emit: Emit, holder: Holder, fully: boolean, heldMs: number | undefined): void {
+  if (!emit.heard('released')) return;
   const { kind, name, owner } = holder;
   emit('released', { kind, name, owner, fully, heldMs });
 }

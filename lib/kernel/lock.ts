@@ -12,11 +12,10 @@ import {
 } from '../options';
 import {
   acquireWithWait,
+  BoundedReply,
   fallbackBackOff,
-  replyWithin,
   type AttemptSource,
   type BackOff,
-  type Deadline,
   type WaitRequest,
 } from './acquisition';
 import type { ClientContext } from './context';
@@ -437,13 +436,16 @@ export class LockCore implements HandleOwner, LockTarget {
     const { ledger, kind } = this;
     const owner = this.owner(threadId);
     const sentAt = performance.now();
-    // Armed before the hold is released, so that the lease's timer, due earlier, serves it.
-    const deadline = this.leaseEndOf(known?.holds ? known : ledger.find(this.name, owner, kind.part));
-    const record = ledger.release(this.name, owner, known, kind.part);
+    const held = known?.holds ? known : ledger.find(this.name, owner, kind.part);
+    // Bounded by the end of the hold's lease (at least the reply grace away: a lease about to end
+    // leaves a healthy Redis time to answer), on the lease tracker's timer. Armed before the hold is
+    // released, while the lease's timer, due earlier, serves it.
+    const leaseEnd = held?.holds ? Math.max(held.sentAt + held.leaseTime, sentAt + this.ctx.replyBound.grace) : undefined;
+    const bound = new BoundedReply(this.name, 'release', undefined, leaseEnd, leaseEnd === undefined ? undefined : this.ctx.leases);
+    const record = ledger.release(this.name, owner, held, kind.part);
     // Remaining holds keep the lease of the latest acquisition (Redisson's "internal lease").
     const leaseTime = record?.leaseTime ?? this.watchdogLease;
-    const unavailable = (cause: unknown) => new RedisUnavailableError(this.name, 'release', undefined, cause);
-    const unlocking = replyWithin(kind.release(this, owner, leaseTime), deadline, unavailable);
+    const unlocking = bound.within(kind.release(this, owner, leaseTime));
     // When this should free the lock, the next local waiter's attempt goes out right behind it.
     const handOff = record?.holds === 0 ? this.localHandOff(threadId) : undefined;
     let result: ReleaseResult;
@@ -467,24 +469,11 @@ export class LockCore implements HandleOwner, LockTarget {
     if (result === 'not-held') {
       throw this.notHeld('it was never acquired, was already released, or its lease expired', owner);
     }
-    const heldMs = record ? performance.now() - record.heldSince : undefined;
-    emitReleased(this.ctx.emit, { kind: kind.kind, name: this.name, owner }, result === 'released', heldMs);
-  }
-
-  /**
-   * The end of `record`'s lease as a deadline on the lease tracker's timer (at least the reply grace
-   * away: a lease about to end leaves a healthy Redis time to answer), armed now; none without a
-   * held record.
-   */
-  private leaseEndOf(record: HeldLock | undefined): Deadline | undefined {
-    if (!record || record.holds === 0) return undefined;
-    const at = Math.max(record.sentAt + record.leaseTime, performance.now() + this.ctx.replyBound.grace);
-    let onEnd: (() => void) | undefined;
-    const disarm = this.ctx.leases.until(at, () => onEnd?.());
-    return (fire) => {
-      onEnd = fire;
-      return disarm;
-    };
+    const { emit } = this.ctx;
+    if (emit.heard('released')) {
+      const heldMs = record ? performance.now() - record.heldSince : undefined;
+      emitReleased(emit, { kind: kind.kind, name: this.name, owner }, result === 'released', heldMs);
+    }
   }
 
   private localHandOff(threadId: number) {

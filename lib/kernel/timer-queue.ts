@@ -47,7 +47,12 @@ export class TimerQueue {
     item.queueIndex = this.heap.length;
     this.heap.push(item);
     this.siftUp(item.queueIndex);
-    if (!this.firing && item.dueAt < this.timerAt) this.arm();
+    if (!this.firing && item.dueAt < this.timerAt) this.armTimer();
+  }
+
+  /** Schedules `item` at the `dueAt` it carries (see {@link schedule}). */
+  arm(item: Timed): void {
+    this.schedule(item, item.dueAt - this.now());
   }
 
   /** Takes `item` out, if queued: it is not called back. */
@@ -83,12 +88,12 @@ export class TimerQueue {
       }
     } finally {
       this.firing = false;
-      if (this.heap.length > 0) this.arm();
+      if (this.heap.length > 0) this.armTimer();
     }
   }
 
   /** Sets the Node timer for the earliest item (a timer may fire before what it was set for is due: it is then set again). */
-  private arm(): void {
+  private armTimer(): void {
     if (this.timer) clearTimeout(this.timer);
     const at = this.heap[0]!.dueAt;
     this.timerAt = at;

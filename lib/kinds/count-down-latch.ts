@@ -1,6 +1,5 @@
 import { latchChannel } from '../keys';
-import { RedisUnavailableError } from '../errors';
-import { afterMs, fallbackBackOff, replyWithin } from '../kernel/acquisition';
+import { BoundedReply, fallbackBackOff } from '../kernel/acquisition';
 import { ClientLocal, type ClientContext } from '../kernel/context';
 import { SharedWait } from '../kernel/shared-wait';
 import { reportSingleAttempt } from '../kernel/hold-events';
@@ -155,8 +154,8 @@ export class RCountDownLatch {
       this.ctx.lifetime.throwIfAborted();
       call.signal?.throwIfAborted();
       if (call.waitTime === 0) {
-        const unavailable = (cause: unknown) => new RedisUnavailableError(this.name, 'await', 0, cause);
-        const checked = replyWithin(sharedCheck(this.ctx, this.name), afterMs(this.ctx.replyBound.grace), unavailable);
+        const bound = new BoundedReply(this.name, 'await', 0, performance.now() + this.ctx.replyBound.grace, this.ctx.timers);
+        const checked = bound.within(sharedCheck(this.ctx, this.name));
         const open = checked.then((outcome) => outcome === null);
         return reportSingleAttempt(this.ctx.emit, { kind: KIND, name: this.name, owner: '' }, call.signal, open);
       }

@@ -38,6 +38,7 @@ export class PermitGrant extends Lease {
 
   /** Emits `released` for these permits, given back now. */
   released(emit: Emit): void {
+    if (!emit.heard('released')) return;
     emitReleased(emit, { kind: this.kindName, name: this.name, owner: this.owner }, true, performance.now() - this.acquiredAt);
   }
 }

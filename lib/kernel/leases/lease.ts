@@ -45,8 +45,8 @@ export class Lease implements LeaseTerm {
   renew = false;
   /** @internal Whether a tracker tracks it now. */
   tracked = false;
-  /** @internal Told when the lease is lost; made on first use. */
-  listeners: Set<LossListener> | undefined;
+  /** @internal Told when the lease is lost: one listener as it is, more in a set (one per hold is usual). */
+  listeners: LossListener | Set<LossListener> | undefined;
 
   constructor(
     /** How it is renewed. */
@@ -63,14 +63,25 @@ export class Lease implements LeaseTerm {
 
   /** Calls `listener` if this lease is lost while tracked. */
   watch(listener: LossListener): void {
-    (this.listeners ??= new Set()).add(listener);
+    const { listeners } = this;
+    if (listeners === undefined) this.listeners = listener;
+    else if (listeners instanceof Set) listeners.add(listener);
+    else if (listeners !== listener) this.listeners = new Set([listeners, listener]);
   }
 
   /** Detaches a listener given to {@link watch}. */
   unwatch(listener: LossListener): void {
-    this.listeners?.delete(listener);
+    const { listeners } = this;
+    if (listeners === listener) this.listeners = undefined;
+    else if (listeners instanceof Set) listeners.delete(listener);
   }
 
   /** @internal Told by the tracker, before the listeners, that it stopped tracking a lost lease. */
   onLost(): void {}
+}
+
+/** Tells `listeners` (a lease's, see {@link Lease.listeners}) that it was lost with `error`. */
+export function tellLost(listeners: Lease['listeners'], error: LockLostError): void {
+  if (typeof listeners === 'function') listeners(error);
+  else if (listeners) for (const listener of listeners) listener(error);
 }

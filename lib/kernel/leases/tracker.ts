@@ -1,5 +1,5 @@
 import { LockLostError } from '../../errors';
-import type { Lease, LeaseKind, LeaseTerm } from './lease';
+import { tellLost, type Lease, type LeaseKind, type LeaseTerm } from './lease';
 
 /** Settings of a {@link LeaseTracker}. */
 export interface LeaseTrackerSettings {
@@ -22,10 +22,10 @@ export interface LeaseTrackerSettings {
   onRound?: () => void;
 }
 
-/** See {@link LeaseTracker.until}. */
-interface Deadline {
-  readonly at: number;
-  readonly onEnd: () => void;
+/** Something due at `dueAt` (monotonic ms): `timeUp` is called once then, unless disarmed first. */
+export interface Due {
+  readonly dueAt: number;
+  timeUp(): void;
 }
 
 /**
@@ -38,7 +38,7 @@ interface Deadline {
 export class LeaseTracker {
   private readonly leases = new Set<Lease>();
   /** Calls waiting for a reply that must come before a lease's end (see {@link until}). */
-  private readonly deadlines = new Set<Deadline>();
+  private readonly deadlines = new Set<Due>();
   private timer: NodeJS.Timeout | undefined;
   private timerAt = 0;
   private renewing = false;
@@ -86,18 +86,18 @@ export class LeaseTracker {
   }
 
   /**
-   * Calls `onEnd` on the tracker's timer once `at` (monotonic ms) has passed, unless the function
-   * returned is called first: for a release waiting for its reply, which past the lease's end can
-   * no longer be confirmed. Costs no timer of its own while a lease's timer is due earlier.
+   * Arms `deadline` on the renewal timer: a reply that must come before a lease's end (an unlock)
+   * shares the timer a held lease keeps armed anyway. See {@link cancel}.
    */
-  until(at: number, onEnd: () => void): () => void {
-    const deadline: Deadline = { at, onEnd };
+  arm(deadline: Due): void {
     this.deadlines.add(deadline);
-    this.schedule(at);
-    return () => {
-      this.deadlines.delete(deadline);
-      this.clearIfIdle();
-    };
+    this.schedule(deadline.dueAt);
+  }
+
+  /** Disarms a deadline given to {@link arm}, due or not. */
+  cancel(deadline: Due): void {
+    this.deadlines.delete(deadline);
+    this.clearIfIdle();
   }
 
   /** The timer goes with the last lease and the last deadline. */
@@ -114,7 +114,7 @@ export class LeaseTracker {
     this.untrack(lease);
     lease.onLost();
     const error = new LockLostError(`${lease.kind.noun} '${lease.name}' was lost: ${reason}`, lease.name, lease.owner);
-    if (listeners) for (const listener of listeners) listener(error);
+    tellLost(listeners, error);
     this.settings.onLost(error, lease);
   }
 
@@ -155,7 +155,7 @@ export class LeaseTracker {
     const earliestRenewal = this.now() + this.period;
     let next = Infinity;
     for (const lease of this.leases) next = Math.min(next, this.dueAt(lease, earliestRenewal));
-    for (const deadline of this.deadlines) next = Math.min(next, deadline.at);
+    for (const deadline of this.deadlines) next = Math.min(next, deadline.dueAt);
     if (next < Infinity) this.schedule(next);
   }
 
@@ -168,9 +168,9 @@ export class LeaseTracker {
     this.timer = undefined;
     const now = this.now();
     for (const deadline of [...this.deadlines]) {
-      if (now < deadline.at) continue;
+      if (now < deadline.dueAt) continue;
       this.deadlines.delete(deadline);
-      deadline.onEnd();
+      deadline.timeUp();
     }
     for (const lease of [...this.leases]) {
       if (now - lease.sentAt < lease.leaseTime) continue;

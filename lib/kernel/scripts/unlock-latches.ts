@@ -35,7 +35,7 @@ export class UnlockLatches {
 
   private readonly answered = (): void => {
     this.inFlight -= 1;
-    if (this.inFlight > 0) return;
+    if (this.inFlight > 0 || this.idle.length === 0) return;
     const idle = this.idle;
     this.idle = [];
     for (const resolve of idle) resolve();

@@ -1,0 +1,156 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { RedissonClient } from '../lib';
+import { LOCK_KINDS, SEMAPHORE_KINDS } from './contract/kinds';
+import { lockOf } from './contract/lock-contract';
+import { countAsyncResources } from './helpers/async-resources';
+import { useRedis } from './helpers/fixture';
+import { commandCounts, commandsBetween } from './helpers/redis-server';
+
+/*
+ * What each kind's cycles cost the client, counted (the speed goals are npm run bench's): the
+ * commands it sends, the timers and promises it makes. Every lock kind of the registry, and every
+ * semaphore kind, so that a new kind, or a detour added to the shared path, shows up here.
+ */
+
+const { server, client, admin } = useRedis();
+
+/** A client on a connection of its own, which the test counts; shut down after `fn`. */
+async function withClient(fn: (redisson: RedissonClient, connection: Redis) => Promise<void>): Promise<void> {
+  const connection = server().connect();
+  const redisson = new RedissonClient(connection);
+  try {
+    await fn(redisson, connection);
+  } finally {
+    await redisson.shutdown();
+    connection.disconnect();
+  }
+}
+
+const CYCLES = 100;
+
+/** Counts, by command name, what `connection` sends from now on (a spy: real Redis answers). */
+function countSent(connection: Redis): { stop(): Record<string, number> } {
+  const spy = jest.spyOn(connection, 'sendCommand');
+  return {
+    stop() {
+      const sent: Record<string, number> = {};
+      for (const [command] of spy.mock.calls) sent[command.name] = (sent[command.name] ?? 0) + 1;
+      spy.mockRestore();
+      return sent;
+    },
+  };
+}
+
+/** Runs `cycle` CYCLES times (after a warm-up) and returns what it sent and made, per cycle. */
+async function costOf(
+  connection: Redis,
+  cycle: () => Promise<void>,
+  { cycles = CYCLES, wholeProcess = false, warmUp = 3 } = {},
+): Promise<{ sent: Record<string, number>; timers: number; promises: number }> {
+  for (let i = 0; i < warmUp; i++) await cycle(); // scripts cached, replica count read, objects made
+  const sent = countSent(connection);
+  const made = countAsyncResources({ wholeProcess });
+  for (let i = 0; i < cycles; i++) await cycle();
+  const counts = made.stop();
+  const perCycle = (n: number | undefined) => (n ?? 0) / cycles;
+  return {
+    sent: Object.fromEntries(Object.entries(sent.stop()).map(([name, n]) => [name, perCycle(n)])),
+    timers: perCycle(counts.Timeout),
+    promises: perCycle(counts.PROMISE),
+  };
+}
+
+/**
+ * Promises one uncontended cycle may make: the kind's own, ioredis' (about 6 per command) and this
+ * file's loop (4). Measured: 22 for most lock kinds, 24 for the fenced and non-reentrant locks and the
+ * expirable semaphore, 26 for the semaphore.
+ */
+const CYCLE_PROMISES = 26;
+
+describe.each(LOCK_KINDS)('$kind uncontended cycle cost', (subject) => {
+  it('sends its two scripts (and, with an unlock latch, its DEL), makes one lease timer and a bounded number of promises', async () => {
+    await withClient(async (redisson, connection) => {
+      const lock = lockOf(redisson, subject, `cost:${randomUUID()}`);
+      const { sent, timers, promises } = await costOf(connection, async () => {
+        await (await lock.acquire()).release();
+      });
+      const { evalsha, del, ...others } = sent;
+      expect(evalsha).toBe(2); // acquire, release
+      expect(del ?? 0).toBeLessThanOrEqual(1); // the unlock latch, right behind its reply
+      expect(others).toEqual({});
+      expect(timers).toBeLessThanOrEqual(1); // the lease tracker's, when no other lease keeps it armed
+      expect(promises).toBeLessThanOrEqual(CYCLE_PROMISES);
+    });
+  });
+});
+
+/**
+ * Promises one hand-off may make, both clients together: the holder's cycle (about 20), and the
+ * waiter's acquisition, subscription, three attempts and release. Measured: 76, 84 for the fenced
+ * and non-reentrant locks, give or take an occasional background read (the replica count's refresh).
+ */
+const HAND_OFF_PROMISES = 88;
+
+describe.each(LOCK_KINDS.filter((subject) => subject.channel('x') !== undefined))('$kind hand-off cost', (subject) => {
+  it('a parked waiter subscribes once and attempts three times; a hand-off makes at most four timers', async () => {
+    const holderClient = client();
+    const holderSubject = subject.shared ? { ...subject, factory: subject.shared.excludedBy } : subject;
+    const name = `cost:${randomUUID()}`;
+    const holder = lockOf(holderClient, holderSubject, name);
+    await withClient(async (redisson, connection) => {
+      const lock = lockOf(redisson, subject, name);
+      // Parked: polled on immediates, which make no timer or promise of their own.
+      const parked = () =>
+        new Promise<void>((resolve) => {
+          const check = (): unknown => (redisson.diagnostics().waiters === 1 ? resolve() : setImmediate(check));
+          check();
+        });
+      const handOff = async (): Promise<void> => {
+        const held = await holder.acquire();
+        const waiting = lock.acquire();
+        await parked();
+        await held.release();
+        await (await waiting).release();
+      };
+      for (let i = 0; i < 3; i++) await handOff(); // scripts cached, replica count read, objects made
+      const before = await commandCounts(admin());
+      const { sent, timers, promises } = await costOf(connection, handOff, {
+        cycles: 20,
+        wholeProcess: true,
+        warmUp: 0,
+      });
+      const { subscribe, unsubscribe } = commandsBetween(before, await commandCounts(admin()));
+      // The waiter's attempts: refused, refused again once subscribed, won once woken; then its release.
+      expect(sent).toEqual({ evalsha: 4, del: 1 });
+      expect([subscribe, unsubscribe]).toEqual([20, 20]); // no lingering channel: every waiter is a fresh owner
+      // Both clients' lease timers, the SUBSCRIBE's time limit, the parked waiter's timer; give or take
+      // an occasional background one (the process is counted whole).
+      expect(timers).toBeLessThanOrEqual(4.25);
+      expect(promises).toBeLessThanOrEqual(HAND_OFF_PROMISES);
+    });
+  });
+});
+
+describe.each(SEMAPHORE_KINDS)('$kind uncontended cycle cost', (subject) => {
+  it('sends its two scripts, makes at most one timer and a bounded number of promises', async () => {
+    await withClient(async (redisson, connection) => {
+      const factory = (redisson as unknown as Record<string, (name: string) => SemaphoreLike>)[subject.factory]!;
+      const semaphore = factory.call(redisson, `cost:${randomUUID()}`);
+      await semaphore.trySetPermits(1);
+      const { sent, timers, promises } = await costOf(connection, async () => {
+        await (await semaphore.acquire()).release();
+      });
+      const { evalsha, ...others } = sent;
+      expect(evalsha).toBe(2);
+      expect(others).toEqual({});
+      expect(timers).toBeLessThanOrEqual(1);
+      expect(promises).toBeLessThanOrEqual(CYCLE_PROMISES);
+    });
+  });
+});
+
+interface SemaphoreLike {
+  trySetPermits(permits: number): Promise<boolean>;
+  acquire(): Promise<{ release(): Promise<void> }>;
+}
