@@ -10,7 +10,7 @@ import { startRedis } from './lib/redis-server.mjs';
 import { writeResults } from './lib/report.mjs';
 import { median, withTimeout } from './lib/stats.mjs';
 
-const SCENARIOS = ['uncontended', 'contended', 'handoff', 'idle-waiters', 'many-waiters', 'many-locks', 'redlock', 'read-write', 'semaphore', 'latch', 'many-values'];
+const SCENARIOS = ['uncontended', 'contended', 'handoff', 'idle-waiters', 'many-waiters', 'many-locks', 'client-cpu', 'redlock', 'read-write', 'semaphore', 'latch', 'many-values'];
 /** Scaling curves (issue 23, item 4): minutes each, so only when named with --scenario. */
 const OPTIONAL = ['renewal', 'waiter-scaling'];
 

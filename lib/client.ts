@@ -36,6 +36,7 @@ import type { RPermitExpirableSemaphore } from './kinds/permit-expirable-semapho
 import type { RSemaphore } from './kinds/semaphore';
 import { Topology } from './kernel/topology/topology';
 import { TimerQueue } from './kernel/timer-queue';
+import { LinkedSet } from './kernel/linked-set';
 
 /**
  * Longest `RedissonClient.shutdown()` waits for Redis (the subscriber's close, the deletion of
@@ -105,7 +106,7 @@ export class RedissonClient {
     { heard: (type: keyof RedissonEvents): boolean => hasHandlers(this.emitter, type) || hasHandlers(this.emitter, '*') },
   );
   private readonly lifetime = new AbortController();
-  private readonly pending = new Set<Closable>();
+  private readonly pending = new LinkedSet<Closable>();
   private readonly scopes: OwnerScopes;
   private readonly ownerRecord: OwnerRecord | undefined;
   private readonly deadlocks: DeadlockDetector | undefined;

@@ -261,6 +261,14 @@ export function evaluateTargets(results) {
       (bent.length ? `; not: ${bent.map((c) => `${c.title} (R² ${fmt(c.r2)}, marginal cost ${times(c.growth)})`).join(', ')}` : ''));
   }
 
+  const cpuRows = ['rlock', 'fair-lock', 'semaphore'].map((id) => [id, rowOf(findCase(results, 'client-cpu', id), IO)]).filter(([, row]) => row);
+  if (cpuRows.length) {
+    add('Client CPU per operation ≤ 1.1× the floor\'s (RLock, fair lock, semaphore)', cpuRows.every(([, row]) => row.medians.cpuRatio <= 1.1),
+      cpuRows.map(([id, row]) => `${id} ${times(row.medians.cpuRatio)} (${fmt(row.medians.libraryCpu)} against ${fmt(row.medians.floorCpu)} µs/op)`).join(', '),
+      'Both send the same commands; the rest is the library\'s own JavaScript per operation (owner scopes, the hold ledger, lease tracking, ' +
+        'handles, events) and the garbage collection of what it allocates.');
+  }
+
   const mwCase = findCase(results, 'many-waiters');
   const mw = rowOf(mwCase, IO);
   if (mw) {
@@ -381,7 +389,8 @@ function summaryTable(results) {
 function caseTable(c) {
   const cols = c.columns;
   const main = cols.find((col) => col.main);
-  const ratios = main.better && c.rows.some((r) => Number.isFinite(r.vsRaw) || Number.isFinite(r.vsIoredisson));
+  // A case only the library ran (its own pairs) has nothing to divide.
+  const ratios = main.better && c.rows.some((r) => Number.isFinite(r.vsRaw) || (r.adapter !== IO && Number.isFinite(r.vsIoredisson)));
   const floors = main.better && c.rows.some((r) => Number.isFinite(r.vsFloor));
   const head = ['adapter', ...cols.map((col) => col.label), ...(ratios ? [`${main.label} ÷ raw`, `${main.label} ÷ ioredisson`] : []), ...(floors ? [`${main.label} ÷ floor`] : []), 'notes'];
   const lines = [`### ${c.title}`, '', `| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`];

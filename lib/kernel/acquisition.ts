@@ -5,6 +5,8 @@ import { emitAcquired, emitAcquireFailed, giveUpReason, type Emit, type GiveUpRe
 import type { PubSubManager, ShareOptions, Subscription } from './pubsub/manager';
 import type { AttemptReport, Waiter } from './pubsub/wait-queue';
 import type { WakePolicy } from './pubsub/wake';
+import type { Due } from './leases/tracker';
+import type { Linked, LinkedSet } from './linked-set';
 import type { Timed, TimerQueue } from './timer-queue';
 
 /** Runs the acquire attempts of one acquisition, and makes what it resolves. */
@@ -85,7 +87,7 @@ export interface ReplyBound {
 }
 
 /** Something in progress that the client's shutdown must end at once. */
-export interface Closable {
+export interface Closable extends Linked<Closable> {
   close(error: Error): void;
 }
 
@@ -97,7 +99,7 @@ export interface WaitContext {
   /** Aborted with `ClientClosedError` on shutdown. */
   readonly lifetime: AbortSignal;
   /** Acquisitions under way; the client closes them all on shutdown. */
-  readonly pending: Set<Closable>;
+  readonly pending: LinkedSet<Closable>;
   /** How long past its wait time an attempt in flight is waited for. */
   readonly replyBound: ReplyBound;
   /** Emits the client's events. */
@@ -146,8 +148,9 @@ export interface WaitRequest<T> {
   /** How many callers the acquisition waits for, as diagnostics count them (a shared wait's). @default 1 */
   callers?: () => number;
   /**
-   * Started when the acquisition first parks (deadlock detection): may reject it with an error by
-   * calling `fail`; returns what ends the watch, called once as the acquisition ends.
+   * Started when the acquisition first parks, and so only for one that waits (deadlock detection,
+   * a semaphore's record of what its parked waiters want): may reject it with an error by calling
+   * `fail`; returns what ends the watch, called once as the acquisition ends.
    */
   watch?: (fail: (error: Error) => void) => () => void;
 }
@@ -175,6 +178,10 @@ export function acquireWithWait<T>(ctx: WaitContext, request: WaitRequest<T>): P
  * `end` ends it once.
  */
 class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
+  /** @internal The client's set of acquisitions under way (see {@link LinkedSet}). */
+  prevLinked: Closable | undefined;
+  /** @internal See {@link prevLinked}. */
+  nextLinked: Closable | undefined;
   private subscription: Subscription | undefined;
   /** No channel, or no subscription could be made: re-check on a timer instead. */
   private degraded: boolean;
@@ -491,8 +498,8 @@ function giveUpOnReply(awaiting: { noReply(): void }): void {
  * lease tracker, whose timer a held lease keeps armed anyway, is another.
  */
 export interface DeadlineKeeper {
-  arm(item: Timed): void;
-  cancel(item: Timed): void;
+  arm(item: Timed & Due): void;
+  cancel(item: Timed & Due): void;
 }
 
 /**
@@ -502,9 +509,13 @@ export interface DeadlineKeeper {
  * I/O received meanwhile was handled). No keeper: no time limit. Any other error passes through.
  * The deadline is armed as the bound is made, possibly before the call it bounds is sent.
  */
-export class BoundedReply implements Timed {
+export class BoundedReply implements Timed, Due {
   /** @internal The keeper's (see {@link Timed}). */
   queueIndex = -1;
+  /** @internal The keeper's (see {@link Due}). */
+  prevLinked: Due | undefined;
+  /** @internal The keeper's (see {@link Due}). */
+  nextLinked: Due | undefined;
   private overdue: NodeJS.Immediate | undefined;
   private reject: ((error: unknown) => void) | undefined;
   private expired = false;

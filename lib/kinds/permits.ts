@@ -197,42 +197,46 @@ const PERMIT_WAKE: WakePolicy = LocalHandOff.over(wakeCount, (message) => {
   return Number.isSafeInteger(count) && count > 1 ? String(count - 1) : undefined;
 });
 
-/** How many of a client's acquisitions wait for how many permits, by channel. */
+/** How many of a client's parked acquisitions wait for how many permits, by channel. */
 const WAITING = new ClientLocal(() => new Map<string, Map<number, number>>());
 
 /**
  * Waits for `permits` on `channel`, trying with `source`. A newcomer queues behind this client's
- * waiters that want no more permits than it does (whatever would serve it serves them), rather than
- * barging past them with an attempt of its own; behind waiters that want more, it tries at once.
+ * parked waiters that want no more permits than it does (whatever would serve it serves them),
+ * rather than barging past them with an attempt of its own; behind waiters that want more, it tries
+ * at once. Only an acquisition that parks records what it wants: one served by its first attempt
+ * touches no shared state (its turn came before any newcomer's).
  */
 export function waitForPermits<T>(ctx: ClientContext, channel: string, permits: number, call: SyncCall, source: PermitSource<T>): Promise<T> {
-  const wait = (queueFirst: boolean): Promise<T> =>
-    acquireWithWait(ctx, {
-      name: source.name,
-      kind: source.kind,
-      attempts: new PermitAttempts(ctx, source, permits, call.signal),
-      channel,
-      policy: source.joinsReleases ? PASS_WAKE : PERMIT_WAKE,
-      backOff: fallbackBackOff,
-      waitTime: call.waitTime,
-      turnBound: PERMIT_RECHECK_MS,
-      queueFirst,
-      signal: call.signal,
-    });
-  if (call.waitTime === 0) return wait(false);
-  const channels = ctx.local(WAITING);
-  const demand = channels.get(channel) ?? new Map<number, number>();
-  channels.set(channel, demand);
-  const queueFirst = [...demand.keys()].some((wanted) => wanted <= permits);
+  const waits = call.waitTime !== 0;
+  const demand = waits ? ctx.local(WAITING).get(channel) : undefined;
+  let queueFirst = false;
+  if (demand) for (const wanted of demand.keys()) queueFirst ||= wanted <= permits;
+  return acquireWithWait(ctx, {
+    name: source.name,
+    kind: source.kind,
+    attempts: new PermitAttempts(ctx, source, permits, call.signal),
+    channel,
+    policy: source.joinsReleases ? PASS_WAKE : PERMIT_WAKE,
+    backOff: fallbackBackOff,
+    waitTime: call.waitTime,
+    turnBound: PERMIT_RECHECK_MS,
+    queueFirst,
+    signal: call.signal,
+    watch: waits ? () => parkedDemand(ctx.local(WAITING), channel, permits) : undefined,
+  });
+}
+
+/** Records a parked acquisition wanting `permits` on `channel`; returns what takes it out. */
+function parkedDemand(channels: Map<string, Map<number, number>>, channel: string, permits: number): () => void {
+  let demand = channels.get(channel);
+  if (!demand) channels.set(channel, (demand = new Map<number, number>()));
   demand.set(permits, (demand.get(permits) ?? 0) + 1);
-  const done = (): void => {
+  return () => {
     const left = demand.get(permits)! - 1;
     if (left > 0) demand.set(permits, left);
     else if (demand.delete(permits) && demand.size === 0) channels.delete(channel);
   };
-  const acquired = wait(queueFirst);
-  acquired.then(done, done);
-  return acquired;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { LockLostError } from '../../errors';
+import type { Linked } from '../linked-set';
 
 /**
  * What kind of thing a lease keeps alive, and how to renew a batch of them. A primitive supplies
@@ -39,12 +40,16 @@ export type LossListener = (error: LockLostError) => void;
  * One thing held on Redis with a time-to-live: a name, an owner and the term last set. Tracked by a
  * {@link LeaseTracker} from the moment it is held until it is released or lost.
  */
-export class Lease implements LeaseTerm {
+export class Lease implements LeaseTerm, Linked<Lease> {
   sentAt = 0;
   leaseTime = 0;
   renew = false;
   /** @internal Whether a tracker tracks it now. */
   tracked = false;
+  /** @internal The tracker's set of leases (a `LinkedSet`). */
+  prevLinked: Lease | undefined;
+  /** @internal The tracker's set of leases (a `LinkedSet`). */
+  nextLinked: Lease | undefined;
   /** @internal Told when the lease is lost: one listener as it is, more in a set (one per hold is usual). */
   listeners: LossListener | Set<LossListener> | undefined;
 

@@ -1,4 +1,5 @@
 import { LockLostError } from '../../errors';
+import { LinkedSet, type Linked } from '../linked-set';
 import { tellLost, type Lease, type LeaseKind, type LeaseTerm } from './lease';
 
 /** Settings of a {@link LeaseTracker}. */
@@ -23,7 +24,7 @@ export interface LeaseTrackerSettings {
 }
 
 /** Something due at `dueAt` (monotonic ms): `timeUp` is called once then, unless disarmed first. */
-export interface Due {
+export interface Due extends Linked<Due> {
   readonly dueAt: number;
   timeUp(): void;
 }
@@ -36,9 +37,9 @@ export interface Due {
  * then told.
  */
 export class LeaseTracker {
-  private readonly leases = new Set<Lease>();
+  private readonly leases = new LinkedSet<Lease>();
   /** Calls waiting for a reply that must come before a lease's end (see {@link until}). */
-  private readonly deadlines = new Set<Due>();
+  private readonly deadlines = new LinkedSet<Due>();
   private timer: NodeJS.Timeout | undefined;
   private timerAt = 0;
   private renewing = false;
