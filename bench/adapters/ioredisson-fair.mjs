@@ -14,8 +14,6 @@ export async function setup({ url }) {
       const handle = await redisson.getFairLock(key).acquire();
       return () => handle.release();
     },
-    // One worker loop is one owner, as a Java worker thread is: its waits share its channel.
-    run: (fn) => redisson.run(fn),
     diagnostics: () => redisson.diagnostics(),
     async teardown() {
       await redisson.shutdown();
