@@ -2,9 +2,8 @@
 // `mutex = false` (the default when it has no `setup`), `floor = true` (a bound the targets do not
 // count as a peer) with `floorOf` (the library adapter whose figures it divides in the "÷ floor"
 // column), `variantOf: 'ioredisson'` (the library with other options: not a peer either, its cost
-// against the plain adapter reported on its own), and `setup(ctx)` resolving `{ lock(key) -> release(), teardown(), diagnostics?, run? }`;
-// `run(fn)` runs one worker's loop as one lock owner, where the library has owners other than calls
-// (Redisson's threads). Other kinds: `setupSemaphore`, `setupReadWrite`, `setupLatch`, `setupRedLock`
+// against the plain adapter reported on its own), and `setup(ctx)` resolving `{ lock(key) -> release(), teardown(), diagnostics? }`
+// (every acquisition its own owner). Other kinds: `setupSemaphore`, `setupReadWrite`, `setupLatch`, `setupRedLock`
 // (see the scenarios that call them).
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';

@@ -4,14 +4,8 @@ import { setImmediate as tick } from 'node:timers/promises';
 /**
  * Read-modify-write of `counterKey` under `lockKey` until the wall clock passes `until` (ms since the
  * epoch, so that processes agree). The await between read and write makes any overlap lose an update.
- * The loop is one worker, as a thread is in Java: an adapter with `run(fn)` runs it as one owner.
  */
-export function counterWorker(adapter, redis, options) {
-  const loop = () => counterLoop(adapter, redis, options);
-  return adapter.run ? adapter.run(loop) : loop();
-}
-
-async function counterLoop(adapter, redis, { lockKey, counterKey, until }) {
+export async function counterWorker(adapter, redis, { lockKey, counterKey, until }) {
   const waits = [];
   let errors = 0;
   while (Date.now() < until) {
