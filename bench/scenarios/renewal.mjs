@@ -131,7 +131,7 @@ async function scriptAlone(env, keys, owner, watchdog) {
  * commandstats), and the locks still held at its end (those whose renewal came too late lapsed).
  */
 async function measure(env, keys, watchdog) {
-  const roundMs = await roundDuration(env.admin, keys[0], await lastHeld(env.admin, keys), watchdog);
+  const roundMs = await roundDuration(env.admin, await heldEnds(env.admin, keys), watchdog);
   const [stats0, cpu0, client0, t0] = [
     await commandStats(env.admin),
     await serverCpuMs(env.admin),
@@ -170,38 +170,34 @@ async function measure(env, keys, watchdog) {
 }
 
 /**
- * The last of `keys` that still exists: renewal goes in the order the locks were taken, so the locks
- * a round reaches too late (lapsed, and then no longer renewed) are the last ones.
+ * The first and the last of `keys` that still exist: renewal goes in the order the locks were taken,
+ * and a lock that lapsed is no longer renewed.
  */
-async function lastHeld(admin, keys) {
-  for (let end = keys.length; end > 0; end -= 1_000) {
-    const chunk = keys.slice(Math.max(0, end - 1_000), end);
-    const exists = await admin.pipeline(chunk.map((key) => ['exists', key])).exec();
-    const i = exists.findLastIndex(([, n]) => n === 1);
-    if (i >= 0) return chunk[i];
-  }
-  throw new Error('every lock lapsed');
+async function heldEnds(admin, keys) {
+  const exists = await admin.pipeline(keys.map((key) => ['exists', key])).exec();
+  const first = exists.findIndex(([, n]) => n === 1);
+  if (first < 0) throw new Error('every lock lapsed');
+  return [keys[first], keys[exists.findLastIndex(([, n]) => n === 1)]];
 }
 
 /**
  * Median of three rounds' durations, from outside: locks are renewed in the order they were taken,
  * so once the last lock's TTL jumps (its round's last batch ran), the first's and the last's TTLs,
- * read together in one MULTI, differ by the time from the first batch to the last. NaN when the
- * last lock lapsed before three rounds were seen (within four leases).
+ * read together in one MULTI, differ by the time from the first batch to the last. A reading where
+ * either lapsed is left out; the median of those taken within four leases if not three, else NaN.
  */
-async function roundDuration(admin, first, last, watchdog) {
+async function roundDuration(admin, [first, last], watchdog) {
   const rounds = [];
   const giveUpAt = performance.now() + 4 * watchdog;
   let previous = await admin.pttl(last);
-  while (rounds.length < 3) {
-    if (previous === -2 || performance.now() > giveUpAt) return NaN;
+  while (rounds.length < 3 && performance.now() < giveUpAt) {
     await sleep(2);
     const ttl = await admin.pttl(last);
     if (ttl > previous) {
       const [[, a], [, b]] = await admin.multi().pttl(first).pttl(last).exec();
-      rounds.push(b - a);
+      if (a >= 0 && b >= 0) rounds.push(b - a);
     }
     previous = ttl;
   }
-  return rounds.sort((x, y) => x - y)[1];
+  return rounds.length ? rounds.sort((x, y) => x - y)[(rounds.length - 1) >> 1] : NaN;
 }
