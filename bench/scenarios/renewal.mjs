@@ -179,13 +179,21 @@ async function measure(env, keys, watchdog) {
 
 /**
  * The first and the last of `keys` that still exist: renewal goes in the order the locks were taken,
- * and a lock that lapsed is no longer renewed.
+ * and a lock that lapsed is no longer renewed. Looked up 100 at a time from either end, so as not to
+ * stall the library's client in this process with 100k replies.
  */
 async function heldEnds(admin, keys) {
-  const exists = await admin.pipeline(keys.map((key) => ['exists', key])).exec();
-  const first = exists.findIndex(([, n]) => n === 1);
-  if (first < 0) throw new Error('every lock lapsed');
-  return [keys[first], keys[exists.findLastIndex(([, n]) => n === 1)]];
+  const find = async (indices) => {
+    for (let i = 0; i < indices.length; i += 100) {
+      const chunk = indices.slice(i, i + 100);
+      const exists = await admin.pipeline(chunk.map((j) => ['exists', keys[j]])).exec();
+      const found = exists.findIndex(([, n]) => n === 1);
+      if (found >= 0) return keys[chunk[found]];
+    }
+    throw new Error('every lock lapsed');
+  };
+  const indices = keys.map((_, i) => i);
+  return [await find(indices), await find(indices.reverse())];
 }
 
 /**
