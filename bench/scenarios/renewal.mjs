@@ -2,7 +2,8 @@
 // client holds N RLocks with a 10 s lockWatchdogTimeout (`--watchdog`; a round every third of it, where
 // the default 30 s gives one every 10 s); the baseline runs lua/lock/renew.lua on bare ioredis over the
 // same N locks in batches of the library's default size, as many calls in flight as the library keeps,
-// a round every period. Not in the default run.
+// a round every period. `--latency` puts both behind the proxy, which holds each reply back that long.
+// Not in the default run.
 import { readFile } from 'node:fs/promises';
 import Redis from 'ioredis';
 import { commandStats, serverCpuMs, statsDelta } from '../lib/redis-info.mjs';
@@ -24,13 +25,14 @@ export default {
   name: 'renewal',
   title: 'Watchdog renewal, scaling',
   takesPart: (adapter) => adapter.id === 'ioredisson',
-  cases: ({ quick, scalingLocks, watchdog = WATCHDOG_MS }) => {
+  cases: ({ quick, scalingLocks, watchdog = WATCHDOG_MS, latency = 0 }) => {
     const locks = scalingLocks ?? (quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]);
     return locks.map((n) => ({
       id: String(n),
-      label: `${k(n)} held locks, ${watchdog / 1000} s watchdog`,
+      label: `${k(n)} held locks, ${watchdog / 1000} s watchdog${latency ? `, replies ${latency} ms late` : ''}`,
       locks: n,
       watchdog,
+      latency,
       curve: 'held locks',
       x: n,
     }));
@@ -51,24 +53,31 @@ export default {
     { key: 'locksPerScriptCall', label: 'locks per script call' },
   ],
 
-  async run(env, adapter, { locks, watchdog }) {
+  async run(env, adapter, { locks, watchdog, latency }) {
     const keys = Array.from({ length: locks }, (_, i) => `bench:renew:${i}`);
-    const lib = await adapter.setup({ url: env.url, options: { lockWatchdogTimeout: watchdog } });
+    const url = latency ? env.proxy.url : env.url;
+    env.proxy.setDelay(latency);
     let library;
-    let owner;
+    let alone;
     try {
-      // In order, 100 at a time: the tracker renews in the order the locks were taken, one batch
-      // after another, and a batch queued behind thousands of acquisitions on the connection takes
-      // so long that a 100k-lock round outlasts the lease (2 000 at a time lost most of them).
-      for (let i = 0; i < locks; i += BATCH) await Promise.all(keys.slice(i, i + BATCH).map((key) => lib.lock(key)));
-      library = await measure(env, keys, watchdog);
-      // The script alone renews as this owner's field: the same names and arguments, byte for byte.
-      [owner] = await env.admin.hkeys(keys[0]);
+      const lib = await adapter.setup({ url, options: { lockWatchdogTimeout: watchdog } });
+      let owner;
+      try {
+        // In order, 100 at a time: the tracker renews in the order the locks were taken, and a batch
+        // queued behind thousands of acquisitions on the connection takes so long that a 100k-lock
+        // round outlasts the lease (2 000 at a time lost most of them).
+        for (let i = 0; i < locks; i += BATCH) await Promise.all(keys.slice(i, i + BATCH).map((key) => lib.lock(key)));
+        library = await measure(env, keys, watchdog);
+        // The script alone renews as this owner's field: the same names and arguments, byte for byte.
+        [owner] = await env.admin.hkeys(keys[0]);
+      } finally {
+        await lib.teardown();
+      }
+      await env.admin.flushall();
+      alone = await scriptAlone(env, url, keys, owner, watchdog);
     } finally {
-      await lib.teardown();
+      env.proxy.setDelay(0);
     }
-    await env.admin.flushall();
-    const alone = await scriptAlone(env, keys, owner, watchdog);
     return {
       redisCpuPerSec: library.redisCpuPerSec,
       scriptRedisCpuPerSec: alone.redisCpuPerSec,
@@ -91,12 +100,12 @@ export default {
 };
 
 /**
- * Runs renew.lua over `keys`, held by `owner`, while `measure` runs: a round every third of `watchdog`
- * from start to start, `IN_FLIGHT` calls at a time, as the tracker does. The locks are written with a
- * lease that outlasts writing them all; the first round sets the watchdog's.
+ * Runs renew.lua at `url` over `keys`, held by `owner`, while `measure` runs: a round every third of
+ * `watchdog` from start to start, `IN_FLIGHT` calls at a time, as the tracker does. The locks are
+ * written with a lease that outlasts writing them all; the first round sets the watchdog's.
  */
-async function scriptAlone(env, keys, owner, watchdog) {
-  const redis = new Redis(env.url);
+async function scriptAlone(env, url, keys, owner, watchdog) {
+  const redis = new Redis(url);
   redis.defineCommand('renewLocks', {
     lua: await readFile(new URL('../../lua/lock/renew.lua', import.meta.url), 'utf8'),
   });
