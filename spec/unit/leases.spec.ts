@@ -13,7 +13,9 @@ const kindOf = (renew: RenewBatch, noun = 'Lock'): LeaseKind => ({ noun, renew: 
  * A tracker on fake timers with one lock ledger, renewing through `held` (the set of names still
  * held) or failing.
  */
-function setUp(options: { batchSize?: number; callsInFlight?: number; groupOf?: (name: string) => number; renew?: RenewBatch } = {}) {
+function setUp(
+  options: { batchSize?: number; callsInFlight?: number; groupOf?: (name: string) => number; renew?: RenewBatch } = {},
+) {
   const held = new Set<string>();
   const calls: string[][] = [];
   let failing = false;
