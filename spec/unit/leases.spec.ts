@@ -84,7 +84,8 @@ describe('LeaseTracker and HoldLedger', () => {
           calls.push({ names: batch.map((lease) => lease.name), answer });
         }),
     });
-    for (const name of ['a', 'b', 'c', 'd']) hold(ledger, name, 'o:1', { sentAt: Date.now(), leaseTime: 300, renew: true });
+    for (const name of ['a', 'b', 'c', 'd'])
+      hold(ledger, name, 'o:1', { sentAt: Date.now(), leaseTime: 300, renew: true });
     const sent = (): string[] => calls.flatMap((call) => call.names);
     await advance(100);
     expect(sent()).toEqual(['a', 'b']);
