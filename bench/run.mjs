@@ -30,6 +30,8 @@ const HELP = `Usage: npm run bench -- [options]
   --scaling-locks a,b   held locks of the renewal curve (default 1000,10000,100000), and the lock
                         counts waiter-scaling draws a curve over (default 1000,10000)
   --scaling-waiters a,b waiters of each waiter-scaling curve (default 1000,10000,100000)
+  --watchdog MS      the renewal curve's lockWatchdogTimeout (default 10000: a round every 3.3 s)
+  --latency MS       the renewal curve's clients connect through the proxy, which holds each reply back MS
   --out DIR          results folder (default bench/results for a full default run, else bench/results/tmp)
 Uses REDIS_URL if set, else starts a throwaway redis-server on a free loopback port.`;
 
@@ -48,6 +50,8 @@ const { values: args } = parseArgs({
     'many-locks': { type: 'string' },
     'scaling-locks': { type: 'string' },
     'scaling-waiters': { type: 'string' },
+    watchdog: { type: 'string' },
+    latency: { type: 'string' },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -70,6 +74,8 @@ const opts = {
   manyLocks: num(args['many-locks']),
   scalingLocks: args['scaling-locks'] ? list(args['scaling-locks']).map(Number) : undefined,
   scalingWaiters: args['scaling-waiters'] ? list(args['scaling-waiters']).map(Number) : undefined,
+  watchdog: num(args.watchdog),
+  latency: num(args.latency),
 };
 const reps = num(args.reps) ?? (args.quick ? 1 : 3);
 const scenarioNames = list(args.scenario).length ? list(args.scenario) : SCENARIOS;

@@ -7,7 +7,7 @@ import type { RedisConnection } from './connection';
 import { ClientClosedError, InvalidArgumentError } from './errors';
 import type { RedissonEvents } from './events';
 import { holdName, type LeaseKind } from './kernel/leases/lease';
-import { LeaseTracker } from './kernel/leases/tracker';
+import { LeaseTracker, RENEWAL_CALLS_IN_FLIGHT } from './kernel/leases/tracker';
 import type { Closable, ReplyBound } from './kernel/acquisition';
 import type { BaseLock } from './kernel/lock';
 import type { ClientLocal, ClientContext, HoldKind } from './kernel/context';
@@ -164,6 +164,7 @@ export class RedissonClient {
       onRound: record && (() => record.refresh()),
       renewalLease: this.options.lockWatchdogTimeout,
       batchSize: this.options.lockWatchdogBatchSize,
+      callsInFlight: RENEWAL_CALLS_IN_FLIGHT,
       groupOf: topology.slotOf,
       onLost: (error, lease) => {
         // `<clientId>:<threadId>`, or `<clientId>:<threadId>:write` for a write lock.

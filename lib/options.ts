@@ -34,7 +34,8 @@ export interface RedissonOptions {
    */
   lockWatchdogTimeout?: number;
   /**
-   * Most leases renewed by one script call.
+   * Most leases renewed by one script call. A renewal round keeps up to 8 such calls in flight at
+   * once (a Cluster's calls are also split by slot).
    * @default 100
    */
   lockWatchdogBatchSize?: number;

@@ -1,8 +1,11 @@
-import { LockLostError, LockNotHeldError, type RedissonEvents } from '../lib';
+import Redis from 'ioredis';
+import { LockLostError, LockNotHeldError, RedissonClient, type RedissonEvents } from '../lib';
+import { RENEWAL_CALLS_IN_FLIGHT } from '../lib/kernel/leases/tracker';
 import { delay, useRedis } from './helpers/fixture';
+import { ChaosProxy } from './helpers/proxy';
 import { commandCounts, commandsBetween, eventually } from './helpers/redis-server';
 
-const { admin, client } = useRedis();
+const { server, admin, client } = useRedis();
 
 /** Script calls (EVALSHA and EVAL) seen by the server so far. */
 async function scriptCalls(): Promise<number> {
@@ -51,6 +54,46 @@ describe('watchdog', () => {
     expect(calls).toBeLessThanOrEqual(3 * 6);
     for (let i = 0; i < 10; i++) expect(await admin().exists(`batch-${i}`)).toBe(1);
     await Promise.all(handles.map((h) => h.release()));
+  });
+
+  it('keeps several renewal calls of a round in flight, never more than RENEWAL_CALLS_IN_FLIGHT, and renews every lease', async () => {
+    const proxy = await ChaosProxy.start(Number(new URL(server().url).port));
+    const redis = new Redis(proxy.url);
+    // A round every 3 s; 1 000 locks make 10 batches of 100, more than may be in flight.
+    const redisson = new RedissonClient(redis, { lockWatchdogTimeout: 9_000 });
+    let letThrough = (): void => undefined;
+    try {
+      const lost: unknown[] = [];
+      redisson.on('lockLost', (event) => lost.push(event));
+      const names = Array.from({ length: 1_000 }, (_, i) => `in-flight-${i}`);
+      await Promise.all(names.map((name) => redisson.getLock(name).acquire()));
+      // Only renew.lua runs HEXISTS: once per lease renewed.
+      const checked = async (): Promise<number> => (await commandCounts(admin())).get('hexists') ?? 0;
+      // A first round loads the script; the next starts a period after it.
+      await eventually(async () => (await checked()) >= 1_000, 10_000, 'a first renewal round');
+      const before = await checked();
+      // From now on the client's commands wait in the proxy, so no renewal call can be answered.
+      let sent = '';
+      proxy.set('up', {
+        until: new Promise<void>((resolve) => (letThrough = resolve)),
+        tap: (chunk) => (sent += chunk.toString('latin1')),
+      });
+      const calls = (): number => sent.match(/\$7\r\nevalsha\r\n/gi)?.length ?? 0;
+      await eventually(() => calls() >= RENEWAL_CALLS_IN_FLIGHT, 10_000, 'renewal calls sent before any reply');
+      await delay(200); // a further call would follow at once; none may before a reply
+      expect(calls()).toBe(RENEWAL_CALLS_IN_FLIGHT);
+      letThrough();
+      proxy.heal();
+      await eventually(async () => (await checked()) >= before + 1_000, 10_000, 'the whole second round');
+      expect(lost).toEqual([]);
+      expect(redisson.diagnostics().leases).toBe(1_000);
+      expect(await admin().exists(...names)).toBe(1_000);
+    } finally {
+      letThrough();
+      await redisson.shutdown();
+      redis.disconnect();
+      await proxy.close();
+    }
   });
 
   it('aborts the handle signal with LockLostError when the key is deleted, and stops renewing', async () => {

@@ -11,6 +11,10 @@ export interface Faults {
   drop?: boolean;
   /** Forward in pieces of at most this many bytes, one per event-loop turn. */
   fragmentBytes?: number;
+  /** Hold the data back until this settles, then forward it in order. */
+  until?: Promise<unknown>;
+  /** Told of each chunk as it arrives, whatever happens to it then. */
+  tap?: (chunk: Buffer) => void;
 }
 
 interface Link {
@@ -22,7 +26,7 @@ interface Link {
 
 /**
  * A TCP proxy between the client and Redis that injects faults on command: latency, dropped data
- * (lost replies, black holes), connection resets and fragmented writes, per direction, for all
+ * (lost replies, black holes), held data, connection resets and fragmented writes, per direction, for all
  * connections or for one. Connections are numbered in the order they were accepted, from 0.
  */
 export class ChaosProxy {
@@ -107,8 +111,10 @@ export class ChaosProxy {
     let queue = Promise.resolve();
     from.on('data', (chunk: Buffer) => {
       const current = faults();
+      current?.tap?.(chunk);
       if (current?.drop) return;
       queue = queue.then(async () => {
+        await current?.until;
         if (current?.latencyMs) await sleep(current.latencyMs);
         const size = current?.fragmentBytes ?? chunk.length;
         for (let offset = 0; offset < chunk.length; offset += size) {

@@ -1,6 +1,6 @@
 import type { LockLostError } from '../../lib/errors';
 import type { Lease, LeaseKind, LeaseTerm } from '../../lib/kernel/leases/lease';
-import { LeaseTracker } from '../../lib/kernel/leases/tracker';
+import { LeaseTracker, RENEWAL_CALLS_IN_FLIGHT } from '../../lib/kernel/leases/tracker';
 import { HoldLedger, type HeldLock } from '../../lib/kernel/hold-ledger';
 
 /** Renews a batch: one flag per lease. */
@@ -13,7 +13,9 @@ const kindOf = (renew: RenewBatch, noun = 'Lock'): LeaseKind => ({ noun, renew: 
  * A tracker on fake timers with one lock ledger, renewing through `held` (the set of names still
  * held) or failing.
  */
-function setUp(options: { batchSize?: number; groupOf?: (name: string) => number; renew?: RenewBatch } = {}) {
+function setUp(
+  options: { batchSize?: number; callsInFlight?: number; groupOf?: (name: string) => number; renew?: RenewBatch } = {},
+) {
   const held = new Set<string>();
   const calls: string[][] = [];
   let failing = false;
@@ -29,6 +31,7 @@ function setUp(options: { batchSize?: number; groupOf?: (name: string) => number
   const tracker = new LeaseTracker({
     renewalLease: 300,
     batchSize: options.batchSize ?? 100,
+    callsInFlight: options.callsInFlight ?? RENEWAL_CALLS_IN_FLIGHT,
     groupOf: options.groupOf ?? (() => 0),
     onLost: (error) => lost.push(error),
     onRenewalError: (error) => renewalErrors.push(error),
@@ -68,6 +71,36 @@ describe('LeaseTracker and HoldLedger', () => {
     expect(jest.getTimerCount()).toBe(0);
     await advance(1_000);
     expect(calls).toHaveLength(4);
+  });
+
+  it('keeps callsInFlight calls of a round in flight, in order; a failed one is reported and the round goes on until shutdown', async () => {
+    const calls: { names: string[]; answer: (held: boolean) => void }[] = [];
+    const { tracker, ledger, lost, renewalErrors } = setUp({
+      batchSize: 1,
+      callsInFlight: 2,
+      renew: (batch) =>
+        new Promise((resolve, reject) => {
+          const answer = (held: boolean): void => (held ? resolve(batch.map(() => true)) : reject(new Error('busy')));
+          calls.push({ names: batch.map((lease) => lease.name), answer });
+        }),
+    });
+    for (const name of ['a', 'b', 'c', 'd'])
+      hold(ledger, name, 'o:1', { sentAt: Date.now(), leaseTime: 300, renew: true });
+    const sent = (): string[] => calls.flatMap((call) => call.names);
+    await advance(100);
+    expect(sent()).toEqual(['a', 'b']);
+    calls[1]!.answer(false);
+    await advance(0);
+    expect(sent()).toEqual(['a', 'b', 'c']);
+    expect(renewalErrors).toEqual([new Error('busy')]);
+    expect(lost).toHaveLength(0); // b's term has not ended
+    tracker.shutdown();
+    calls[0]!.answer(true);
+    calls[2]!.answer(true);
+    await advance(1_000);
+    expect(sent()).toEqual(['a', 'b', 'c']); // d's call never goes out
+    expect(lost).toHaveLength(4);
+    expect(jest.getTimerCount()).toBe(0);
   });
 
   it('never puts leases of different groups (cluster slots) in one call', async () => {

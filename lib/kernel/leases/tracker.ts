@@ -8,6 +8,8 @@ export interface LeaseTrackerSettings {
   renewalLease: number;
   /** Most leases per renewal call. */
   batchSize: number;
+  /** Most renewal calls of a round in flight at once. */
+  callsInFlight: number;
   /**
    * Leases with different groups never share a renewal call: the cluster slot of the lease's name in
    * Redis Cluster (one script cannot span slots); a constant elsewhere.
@@ -30,11 +32,18 @@ export interface Due extends Linked<Due> {
 }
 
 /**
+ * Renewal calls a client keeps in flight during a round: a round takes a round trip per this many
+ * batches, not per batch, while a server (or a Cluster node) never has more than this many queued
+ * by the watchdog ahead of other commands.
+ */
+export const RENEWAL_CALLS_IN_FLIGHT = 8;
+
+/**
  * Tracks every lease a client holds. One timer renews the renewed leases in batches (grouped by
- * kind and group) every third of `renewalLease`. A lease is lost when renewal finds it no longer
- * held, when an explicit term ends before its release, or when no renewal has succeeded for a whole
- * term (Redis unreachable, event loop stalled); its `onLost`, listeners and `settings.onLost` are
- * then told.
+ * kind and group, `callsInFlight` calls at a time) every third of `renewalLease`. A lease is lost
+ * when renewal finds it no longer held, when an explicit term ends before its release, or when no
+ * renewal has succeeded for a whole term (Redis unreachable, event loop stalled); its `onLost`,
+ * listeners and `settings.onLost` are then told.
  */
 export class LeaseTracker {
   private readonly leases = new LinkedSet<Lease>();
@@ -193,7 +202,11 @@ export class LeaseTracker {
     if (!this.closed && !this.renewing) void this.renewAll().catch((error: unknown) => this.settings.onRenewalError(error));
   }
 
-  /** One renewal round: every renewed lease, in batches that never mix kinds or groups. */
+  /**
+   * One renewal round: every renewed lease, in batches that never mix kinds or groups, sent in that
+   * order with up to `callsInFlight` awaiting their replies. A call that fails is reported and the
+   * round goes on.
+   */
   private async renewAll(): Promise<void> {
     const groups = new Map<LeaseKind, Map<number, Lease[]>>();
     for (const lease of this.leases) {
@@ -208,17 +221,32 @@ export class LeaseTracker {
     if (groups.size === 0) return;
     this.settings.onRound?.();
     this.renewing = true;
-    try {
-      for (const [kind, byGroup] of groups) {
-        for (const leases of byGroup.values()) {
-          for (let i = 0; i < leases.length && !this.closed; i += this.settings.batchSize) {
-            await this.renewBatch(kind, leases.slice(i, i + this.settings.batchSize));
-          }
-        }
+    // Each sender takes the next batch once its call has settled; none takes one after shutdown.
+    const batches = this.batchesOf(groups);
+    const send = async (): Promise<void> => {
+      for (let next = batches.next(); !next.done && !this.closed; next = batches.next()) {
+        await this.renewBatch(...next.value);
       }
+    };
+    try {
+      await Promise.all(
+        Array.from({ length: this.settings.callsInFlight }, () =>
+          send().catch((error: unknown) => this.settings.onRenewalError(error)),
+        ),
+      );
     } finally {
       this.renewing = false;
       this.reschedule();
+    }
+  }
+
+  /** The batches of a round, in order: kind by kind, group by group. */
+  private *batchesOf(groups: Map<LeaseKind, Map<number, Lease[]>>): Generator<[LeaseKind, Lease[]]> {
+    const size = this.settings.batchSize;
+    for (const [kind, byGroup] of groups) {
+      for (const leases of byGroup.values()) {
+        for (let i = 0; i < leases.length; i += size) yield [kind, leases.slice(i, i + size)];
+      }
     }
   }
 
