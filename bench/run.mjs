@@ -12,7 +12,7 @@ import { median, withTimeout } from './lib/stats.mjs';
 
 const SCENARIOS = ['uncontended', 'contended', 'handoff', 'idle-waiters', 'many-waiters', 'many-locks', 'redlock', 'read-write', 'semaphore', 'latch', 'many-values'];
 /** Scaling curves (issue 23, item 4): minutes each, so only when named with --scenario. */
-const OPTIONAL = ['renewal', 'waiter-scaling'];
+const OPTIONAL = ['renewal', 'waiter-scaling', 'cluster-slots'];
 
 const HELP = `Usage: npm run bench -- [options]
   --scenario a,b     scenarios to run (${SCENARIOS.join(', ')}); default all;
@@ -30,6 +30,8 @@ const HELP = `Usage: npm run bench -- [options]
   --scaling-locks a,b   held locks of the renewal curve (default 1000,10000,100000), and the lock
                         counts waiter-scaling draws a curve over (default 1000,10000)
   --scaling-waiters a,b waiters of each waiter-scaling curve (default 1000,10000,100000)
+  --scaling-slots a,b   distinct Cluster slots cluster-slots spreads its 4096 lock names over
+                        (default 1,16,256,4096), on a 3-primary cluster it starts
   --out DIR          results folder (default bench/results for a full default run, else bench/results/tmp)
 Uses REDIS_URL if set, else starts a throwaway redis-server on a free loopback port.`;
 
@@ -48,6 +50,7 @@ const { values: args } = parseArgs({
     'many-locks': { type: 'string' },
     'scaling-locks': { type: 'string' },
     'scaling-waiters': { type: 'string' },
+    'scaling-slots': { type: 'string' },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -70,6 +73,7 @@ const opts = {
   manyLocks: num(args['many-locks']),
   scalingLocks: args['scaling-locks'] ? list(args['scaling-locks']).map(Number) : undefined,
   scalingWaiters: args['scaling-waiters'] ? list(args['scaling-waiters']).map(Number) : undefined,
+  scalingSlots: args['scaling-slots'] ? list(args['scaling-slots']).map(Number) : undefined,
 };
 const reps = num(args.reps) ?? (args.quick ? 1 : 3);
 const scenarioNames = list(args.scenario).length ? list(args.scenario) : SCENARIOS;

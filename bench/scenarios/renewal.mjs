@@ -7,7 +7,7 @@
 // machine a round of 100k locks outlasted the 2 s a 3 s lease leaves it (80 % of the leases lapsed).
 import { readFile } from 'node:fs/promises';
 import Redis from 'ioredis';
-import { commandStats, serverCpuMs, statsDelta } from '../lib/redis-info.mjs';
+import { commandStats, renewalRoundMs, serverCpuMs, statsDelta } from '../lib/redis-info.mjs';
 import { sleep } from '../lib/stats.mjs';
 
 const WATCHDOG_MS = 10_000;
@@ -131,7 +131,7 @@ async function scriptAlone(env, keys, owner, windowMs) {
  * Redis CPU (INFO cpu), this process's CPU, and the calls Redis executed (INFO commandstats).
  */
 async function measure(env, keys, windowMs) {
-  const roundMs = await roundDuration(env.admin, keys[0], keys.at(-1));
+  const roundMs = await renewalRoundMs(env.admin, keys[0], keys.at(-1));
   const [stats0, cpu0, client0, t0] = [
     await commandStats(env.admin),
     await serverCpuMs(env.admin),
@@ -168,24 +168,4 @@ async function measure(env, keys, windowMs) {
       .map(([name, n]) => `${name} ${n}`)
       .join(', '),
   };
-}
-
-/**
- * Median of three rounds' durations, from outside: locks are renewed in the order they were taken,
- * so once the last lock's TTL jumps (its round's last batch ran), the first's and the last's TTLs,
- * read together in one MULTI, differ by the time from the first batch to the last.
- */
-async function roundDuration(admin, first, last) {
-  const rounds = [];
-  let previous = await admin.pttl(last);
-  while (rounds.length < 3) {
-    await sleep(2);
-    const ttl = await admin.pttl(last);
-    if (ttl > previous) {
-      const [[, a], [, b]] = await admin.multi().pttl(first).pttl(last).exec();
-      rounds.push(b - a);
-    }
-    previous = ttl;
-  }
-  return rounds.sort((x, y) => x - y)[1];
 }
