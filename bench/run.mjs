@@ -12,7 +12,7 @@ import { median, withTimeout } from './lib/stats.mjs';
 
 const SCENARIOS = ['uncontended', 'contended', 'handoff', 'idle-waiters', 'many-waiters', 'many-locks', 'client-cpu', 'redlock', 'read-write', 'semaphore', 'latch', 'many-values'];
 /** Scaling curves (issue 23, item 4): minutes each, so only when named with --scenario. */
-const OPTIONAL = ['renewal', 'waiter-scaling'];
+const OPTIONAL = ['renewal', 'waiter-scaling', 'cluster-slots'];
 
 const HELP = `Usage: npm run bench -- [options]
   --scenario a,b     scenarios to run (${SCENARIOS.join(', ')}); default all;
@@ -32,6 +32,8 @@ const HELP = `Usage: npm run bench -- [options]
   --scaling-waiters a,b waiters of each waiter-scaling curve (default 1000,10000,100000)
   --watchdog MS      the renewal curve's lockWatchdogTimeout (default 10000: a round every 3.3 s)
   --latency MS       the renewal curve's clients connect through the proxy, which holds each reply back MS
+  --scaling-slots a,b   distinct Cluster slots cluster-slots spreads its 4096 lock names over
+                        (default 1,16,256,4096), on a 3-primary cluster it starts
   --out DIR          results folder (default bench/results for a full default run, else bench/results/tmp)
 Uses REDIS_URL if set, else starts a throwaway redis-server on a free loopback port.`;
 
@@ -52,6 +54,7 @@ const { values: args } = parseArgs({
     'scaling-waiters': { type: 'string' },
     watchdog: { type: 'string' },
     latency: { type: 'string' },
+    'scaling-slots': { type: 'string' },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
@@ -76,6 +79,7 @@ const opts = {
   scalingWaiters: args['scaling-waiters'] ? list(args['scaling-waiters']).map(Number) : undefined,
   watchdog: num(args.watchdog),
   latency: num(args.latency),
+  scalingSlots: args['scaling-slots'] ? list(args['scaling-slots']).map(Number) : undefined,
 };
 const reps = num(args.reps) ?? (args.quick ? 1 : 3);
 const scenarioNames = list(args.scenario).length ? list(args.scenario) : SCENARIOS;

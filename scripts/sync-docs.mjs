@@ -1,6 +1,7 @@
 // Copies generated figures into the documents that quote them, between marker comments:
 //   <!-- generated: <source> --> ... <!-- end generated -->
-// Sources: bench/README-section.md (written by a full `npm run bench`) into docs/benchmarks.md, and
+// Sources: bench/README-section.md (written by a full `npm run bench`) and the scaling run's
+// bench/results/scaling/latest.md into docs/benchmarks.md, and
 // docs/generated/test-suites.json (written by the Jest reporter spec/helpers/suite-recorder.js) into
 // README.md. `--check` changes nothing and exits 1 when a document is out of date.
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -68,9 +69,22 @@ function benchSection() {
     .trim();
 }
 
+/** The committed scaling run's machine line and its "Scaling curves" section, headings one level down. */
+function scalingSection() {
+  const results = read('bench/results/scaling/latest.md');
+  const start = results.indexOf('## Scaling curves\n');
+  const end = results.indexOf('\n## ', start + 1);
+  const curves = results
+    .slice(start, end)
+    .replace(/^## Scaling curves\n+/, '')
+    .replaceAll(/^### /gm, '#### ');
+  return `${results.split('\n')[2]}\n\n${curves.trim()}`;
+}
+
 const TARGETS = [
   ['README.md', 'docs/generated/test-suites.json', suitesTable],
   ['docs/benchmarks.md', 'bench/README-section.md', benchSection],
+  ['docs/benchmarks.md', 'bench/results/scaling/latest.md', scalingSection],
 ];
 
 const check = process.argv.includes('--check');

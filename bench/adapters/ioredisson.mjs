@@ -1,14 +1,17 @@
 // ioredisson: handles (acquire/release), so each concurrent caller releases exactly its own hold.
-import Redis from 'ioredis';
+import Redis, { Cluster } from 'ioredis';
 import { RedissonClient } from 'ioredisson';
 
 export const name = 'ioredisson';
 export const pkg = 'ioredisson';
 export const waiting = 'pub/sub wake-up';
 
-/** `options`: the client's, where a scenario needs other than the defaults (renewal: a short watchdog). */
-export async function setup({ url, options }) {
-  const redis = new Redis(url);
+/**
+ * `options`: the client's, where a scenario needs other than the defaults (renewal: a short watchdog);
+ * `cluster`: the nodes of a Redis Cluster to connect to instead of `url`.
+ */
+export async function setup({ url, options, cluster }) {
+  const redis = cluster ? new Cluster(cluster) : new Redis(url);
   const redisson = new RedissonClient(redis, options);
   return {
     async lock(key) {

@@ -20,8 +20,12 @@ export async function parkAndDrain(env, adapter, { waiters, locks }) {
     const releases = await Promise.all(keys.map((key) => holder.lock(key)));
     const heapBefore = await settledHeap();
     const done = Promise.all(Array.from({ length: waiters }, (_, i) => lib.lock(keys[i % locks]).then((r) => r())));
-    done.catch(() => undefined);
-    await until(() => lib.diagnostics().waiters === waiters, 120_000, 'waiters to park');
+    let failed; // a waiter's rejection, which would keep the count below `waiters` for good
+    done.catch((error) => (failed = error));
+    await until(() => lib.diagnostics().waiters === waiters, 120_000, 'waiters to park').catch((error) => {
+      const why = failed ? `; a waiter failed: ${failed.message}` : '';
+      throw new Error(`${error.message} (diagnostics ${JSON.stringify(lib.diagnostics())} of ${waiters}${why})`);
+    });
     const heapParked = await settledHeap();
     const parked = {
       channels: await channelCount(env.admin, 'redisson_lock__channel:*'),

@@ -16,14 +16,15 @@ export function freePort() {
   });
 }
 
-/** Starts redis-server and resolves `{ url, stop }` once it answers PING. */
-export async function startRedis(bin = process.env.REDIS_SERVER ?? 'redis-server') {
+/**
+ * Starts redis-server (`REDIS_SERVER` or the one on the PATH) with `args` after the defaults and
+ * resolves `{ url, port, stop }` once it answers PING.
+ */
+export async function startRedis(args = []) {
   const port = await freePort();
-  const child = track(
-    spawn(bin, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxclients', '20000'], {
-      stdio: ['ignore', 'ignore', 'inherit'],
-    }),
-  );
+  const bin = process.env.REDIS_SERVER ?? 'redis-server';
+  const defaults = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--maxclients', '20000'];
+  const child = track(spawn(bin, [...defaults, ...args], { stdio: ['ignore', 'ignore', 'inherit'] }));
   const url = `redis://127.0.0.1:${port}`;
   const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
   probe.on('error', () => undefined);
@@ -42,6 +43,7 @@ export async function startRedis(bin = process.env.REDIS_SERVER ?? 'redis-server
   probe.disconnect();
   return {
     url,
+    port,
     stop: () => new Promise((resolve) => {
       if (child.exitCode !== null) return resolve();
       child.once('exit', resolve);

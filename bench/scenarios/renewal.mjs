@@ -6,7 +6,7 @@
 // Not in the default run.
 import { readFile } from 'node:fs/promises';
 import Redis from 'ioredis';
-import { commandStats, serverCpuMs, statsDelta } from '../lib/redis-info.mjs';
+import { commandStats, renewalRoundMs, serverCpuMs, statsDelta } from '../lib/redis-info.mjs';
 import { sleep } from '../lib/stats.mjs';
 
 /** The lockWatchdogTimeout unless `--watchdog` gives one. */
@@ -148,7 +148,8 @@ async function scriptAlone(env, url, keys, owner, watchdog) {
  * commandstats), and the locks still held at its end (those whose renewal came too late lapsed).
  */
 async function measure(env, keys, watchdog) {
-  const roundMs = await roundDuration(env.admin, await heldEnds(env.admin, keys), watchdog);
+  const [first, last] = await heldEnds(env.admin, keys);
+  const roundMs = await renewalRoundMs(env.admin, first, last, 4 * watchdog);
   const [stats0, cpu0, client0, t0] = [
     await commandStats(env.admin),
     await serverCpuMs(env.admin),
@@ -203,26 +204,4 @@ async function heldEnds(admin, keys) {
   };
   const indices = keys.map((_, i) => i);
   return [await find(indices), await find(indices.reverse())];
-}
-
-/**
- * Median of three rounds' durations, from outside: locks are renewed in the order they were taken,
- * so once the last lock's TTL jumps (its round's last batch ran), the first's and the last's TTLs,
- * read together in one MULTI, differ by the time from the first batch to the last. A reading where
- * either lapsed is left out; the median of those taken within four leases if not three, else NaN.
- */
-async function roundDuration(admin, [first, last], watchdog) {
-  const rounds = [];
-  const giveUpAt = performance.now() + 4 * watchdog;
-  let previous = await admin.pttl(last);
-  while (rounds.length < 3 && performance.now() < giveUpAt) {
-    await sleep(2);
-    const ttl = await admin.pttl(last);
-    if (ttl > previous) {
-      const [[, a], [, b]] = await admin.multi().pttl(first).pttl(last).exec();
-      if (a >= 0 && b >= 0) rounds.push(b - a);
-    }
-    previous = ttl;
-  }
-  return rounds.length ? rounds.sort((x, y) => x - y)[(rounds.length - 1) >> 1] : NaN;
 }
