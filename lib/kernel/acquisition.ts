@@ -493,7 +493,7 @@ function giveUpOnReply(awaiting: { noReply(): void }): void {
 }
 
 /**
- * Keeps the deadlines of bounded replies (see {@link ReplyBound}): calls an armed item's `timeUp`
+ * Keeps the deadlines of bounded replies (see {@link BoundedReply}): calls an armed item's `timeUp`
  * once its `dueAt` has passed, unless it is cancelled first. The client's timer queue is one; the
  * lease tracker, whose timer a held lease keeps armed anyway, is another.
  */
@@ -507,7 +507,8 @@ export interface DeadlineKeeper {
  * returns rejects with `RedisUnavailableError` (naming `name`, `operation` and `waitTime`) when it
  * fails in transit, or when it has not come by `dueAt` (monotonic ms, kept by `keeper`; once the
  * I/O received meanwhile was handled). No keeper: no time limit. Any other error passes through.
- * The deadline is armed as the bound is made, possibly before the call it bounds is sent.
+ * The deadline is armed as the bound is made, possibly before the call it bounds is sent, which
+ * follows in the same run of code (the deadline cannot fire before it).
  */
 export class BoundedReply implements Timed, Due {
   /** @internal The keeper's (see {@link Timed}). */
@@ -518,7 +519,6 @@ export class BoundedReply implements Timed, Due {
   nextLinked: Due | undefined;
   private overdue: NodeJS.Immediate | undefined;
   private reject: ((error: unknown) => void) | undefined;
-  private expired = false;
 
   constructor(
     private readonly name: string,
@@ -535,7 +535,6 @@ export class BoundedReply implements Timed, Due {
   within<T>(reply: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.reject = reject;
-      if (this.expired) this.noReply();
       reply.then(
         (value) => {
           this.settled();
@@ -557,7 +556,6 @@ export class BoundedReply implements Timed, Due {
   /** @internal The deadline passed and the I/O received meanwhile was handled. */
   noReply(): void {
     this.overdue = undefined;
-    this.expired = true;
     this.reject?.(this.unavailable(undefined));
   }
 

@@ -25,7 +25,7 @@ export interface LeaseTrackerSettings {
   onRound?: () => void;
 }
 
-/** Something due at `dueAt` (monotonic ms): `timeUp` is called once then, unless disarmed first. */
+/** Something due at `dueAt` (monotonic ms): `timeUp` is called once then, unless cancelled first. */
 export interface Due extends Linked<Due> {
   readonly dueAt: number;
   timeUp(): void;
@@ -104,7 +104,7 @@ export class LeaseTracker {
     this.schedule(deadline.dueAt);
   }
 
-  /** Disarms a deadline given to {@link arm}, due or not. */
+  /** Cancels a deadline given to {@link arm}, due or not. */
   cancel(deadline: Due): void {
     this.deadlines.delete(deadline);
     this.clearIfIdle();
