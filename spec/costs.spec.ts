@@ -70,8 +70,9 @@ const CYCLE_PROMISES = 26;
 
 describe.each(LOCK_KINDS)('$kind uncontended cycle cost', (subject) => {
   it('sends its two scripts (and, with an unlock latch, its DEL), makes one lease timer and a bounded number of promises', async () => {
+    const name = `cost:${randomUUID()}`;
     await withClient(async (redisson, connection) => {
-      const lock = lockOf(redisson, subject, `cost:${randomUUID()}`);
+      const lock = lockOf(redisson, subject, name);
       const { sent, timers, promises } = await costOf(connection, async () => {
         await (await lock.acquire()).release();
       });
@@ -81,6 +82,9 @@ describe.each(LOCK_KINDS)('$kind uncontended cycle cost', (subject) => {
       expect(others).toEqual({});
       expect(timers).toBeLessThanOrEqual(1); // the lease tracker's, when no other lease keeps it armed
       expect(promises).toBeLessThanOrEqual(CYCLE_PROMISES);
+      // Nothing left behind: no lease, waiter or channel here, no key or latch in Redis.
+      expect(redisson.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
+      expect(await admin().keys('*')).toEqual(subject.keeps?.(name) ?? []);
     });
   });
 });
@@ -128,6 +132,9 @@ describe.each(LOCK_KINDS.filter((subject) => subject.channel('x') !== undefined)
       // an occasional background one (the process is counted whole).
       expect(timers).toBeLessThanOrEqual(4.25);
       expect(promises).toBeLessThanOrEqual(HAND_OFF_PROMISES);
+      expect(redisson.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
+      expect(holderClient.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
+      expect(await admin().keys('*')).toEqual(subject.keeps?.(name) ?? []);
     });
   });
 });
@@ -146,11 +153,14 @@ describe.each(SEMAPHORE_KINDS)('$kind uncontended cycle cost', (subject) => {
       expect(others).toEqual({});
       expect(timers).toBeLessThanOrEqual(1);
       expect(promises).toBeLessThanOrEqual(CYCLE_PROMISES);
+      expect(redisson.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
+      expect(await semaphore.availablePermits()).toBe(1); // every permit back
     });
   });
 });
 
 interface SemaphoreLike {
   trySetPermits(permits: number): Promise<boolean>;
+  availablePermits(): Promise<number>;
   acquire(): Promise<{ release(): Promise<void> }>;
 }

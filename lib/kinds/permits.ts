@@ -208,8 +208,9 @@ const WAITING = new ClientLocal(() => new Map<string, Map<number, number>>());
  * touches no shared state (its turn came before any newcomer's).
  */
 export function waitForPermits<T>(ctx: ClientContext, channel: string, permits: number, call: SyncCall, source: PermitSource<T>): Promise<T> {
-  const waits = call.waitTime !== 0;
-  const demand = waits ? ctx.local(WAITING).get(channel) : undefined;
+  // A single attempt (`waitTime` 0) neither queues nor parks: the wait loop ignores both for it.
+  const waiting = ctx.local(WAITING);
+  const demand = waiting.get(channel);
   let queueFirst = false;
   if (demand) for (const wanted of demand.keys()) queueFirst ||= wanted <= permits;
   return acquireWithWait(ctx, {
@@ -223,7 +224,7 @@ export function waitForPermits<T>(ctx: ClientContext, channel: string, permits: 
     turnBound: PERMIT_RECHECK_MS,
     queueFirst,
     signal: call.signal,
-    watch: waits ? () => parkedDemand(ctx.local(WAITING), channel, permits) : undefined,
+    watch: () => parkedDemand(waiting, channel, permits),
   });
 }
 
