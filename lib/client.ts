@@ -136,8 +136,10 @@ export class RedissonClient {
       onError: (error, what) => logger.debug(`topology: ${what}`, { error }),
     });
     this.scripts = new ScriptRunner(topology, { onError: (error, what) => logger.debug(`scripts: ${what}`, { error }) });
+    const timers = new TimerQueue();
     this.pubsub = new PubSubManager(topology, {
       subscriptionTimeout: this.options.subscriptionTimeout,
+      timers,
       onReconnect: (channels) => this.emitEvent('subscriberReconnected', { channels }),
       onError: (error, what) => logger.debug(`pub/sub: ${what} failed`, { error }),
     });
@@ -193,7 +195,7 @@ export class RedissonClient {
       ledger: (kind) => this.ledgerOf(kind),
       local: <T>(local: ClientLocal<T>) => this.localOf(local),
       emit: this.emitEvent,
-      timers: new TimerQueue(),
+      timers,
     };
   }
 

@@ -114,6 +114,9 @@ class RecordingWaiter implements Waiter {
     this.wakes += 1;
     if (report) this.handOffs.push(report as HandOff);
   }
+  recheck(): void {
+    throw new Error('no TTL was read: nothing to re-check');
+  }
   close(): void {}
 }
 

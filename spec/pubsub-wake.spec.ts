@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import type { Subscription } from '../lib/kernel/pubsub/manager';
-import type { Waiter } from '../lib/kernel/pubsub/wait-queue';
+import type { AttemptReport, Waiter } from '../lib/kernel/pubsub/wait-queue';
 import { wakeAll, wakeCount, type WakePolicy } from '../lib/kernel/pubsub/wake';
 import { useRedis } from './helpers/fixture';
 import { usePubSubManager } from './helpers/pubsub-manager';
@@ -8,11 +8,15 @@ import { eventually } from './helpers/redis-server';
 
 const { admin, server } = useRedis();
 
-/** A waiter that only counts its wake-ups. */
+/** A waiter that counts its wake-ups, and keeps what its TTL re-checks want told. */
 class CountingWaiter implements Waiter {
   wakes = 0;
+  readonly rechecks: AttemptReport[] = [];
   wake(): void {
     this.wakes += 1;
+  }
+  recheck(report: AttemptReport): void {
+    this.rechecks.push(report);
   }
   close(): void {}
 }

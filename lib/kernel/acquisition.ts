@@ -263,6 +263,11 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
   /** Woken by a release message, or handed a local release: try again at once. */
   wake(report?: AttemptReport): void {
     this.wakeUps += 1;
+    this.recheck(report);
+  }
+
+  /** Woken by the channel's TTL re-check (or a wake-up): try again at once. */
+  recheck(report: AttemptReport | undefined): void {
     this.clearTimer();
     this.report = report;
     this.attempt();
@@ -340,7 +345,7 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     const left = this.deadline - performance.now();
     if (left <= 0) return this.settle(false);
     if (!this.subscription && !this.degraded) return this.subscribe();
-    this.wait(ttl >= 0 ? Math.min(ttl, left) : left);
+    this.wait(left, ttl);
   }
 
   /**
@@ -399,20 +404,25 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     this.attempt();
   }
 
-  /** Parks until a release message, or until `bound` ms pass; degraded, sleeps a back-off step. */
-  private wait(bound: number): void {
+  /**
+   * Parks until a release message or the channel's TTL re-check wakes it, or until `bound` ms pass.
+   * `ttl`: what the attempt before read (-1: no expiry); absent: no attempt yet (a turn behind local
+   * waiters). Degraded, it sleeps a back-off step, at most the TTL.
+   */
+  private wait(bound: number, ttl?: number): void {
     // Read once until watched: a request may derive `watch` anew on each read.
     const watch = this.unwatch ? undefined : this.request.watch;
     if (watch) this.unwatch = watch((error) => this.fail(error));
     if (this.subscription) {
       try {
-        if (!this.subscription.park(this)) return this.attempt();
+        if (!this.subscription.park(this, ttl)) return this.attempt();
       } catch (error) {
         return this.fail(error);
       }
       this.startTimer(bound);
     } else {
-      this.startTimer(Math.min(bound, this.request.backOff(this.failures)));
+      const expiry = ttl !== undefined && ttl >= 0 ? ttl : Infinity;
+      this.startTimer(Math.min(bound, expiry, this.request.backOff(this.failures)));
       this.failures += 1;
     }
   }

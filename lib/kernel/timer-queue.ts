@@ -38,16 +38,22 @@ export class TimerQueue {
 
   /**
    * Calls `item.timeUp()` once `ms` have passed (at least 1), instead of when it was due if it was
-   * queued already; an infinite `ms` only takes it out.
+   * queued already; an infinite `ms` only takes it out. An item queued again for later keeps the
+   * Node timer as it is (it fires early once, and is set for what is due then).
    */
   schedule(item: Timed, ms: number): void {
-    this.cancel(item);
-    if (!Number.isFinite(ms)) return;
-    item.dueAt = this.now() + Math.max(ms, 1);
-    item.queueIndex = this.heap.length;
-    this.heap.push(item);
-    this.siftUp(item.queueIndex);
-    if (!this.firing && item.dueAt < this.timerAt) this.armTimer();
+    if (!Number.isFinite(ms)) return this.cancel(item);
+    const dueAt = this.now() + Math.max(ms, 1);
+    const index = item.queueIndex;
+    if (index < 0) {
+      item.queueIndex = this.heap.length;
+      this.heap.push(item);
+    }
+    const earlier = index < 0 || dueAt < item.dueAt;
+    item.dueAt = dueAt;
+    if (earlier) this.siftUp(item.queueIndex);
+    else this.siftDown(item.queueIndex);
+    if (!this.firing && dueAt < this.timerAt) this.armTimer();
   }
 
   /** Schedules `item` at the `dueAt` it carries (see {@link schedule}). */

@@ -1,4 +1,5 @@
 import { PubSubManager } from '../../lib/kernel/pubsub/manager';
+import { TimerQueue } from '../../lib/kernel/timer-queue';
 import { Topology } from '../../lib/kernel/topology/topology';
 import type { TestRedis } from './redis-server';
 
@@ -12,6 +13,7 @@ export function usePubSubManager(server: () => TestRedis): () => PubSubManager {
   beforeEach(() => {
     manager = new PubSubManager(new Topology(server().connect(), { shardedPubSub: 'off' }), {
       subscriptionTimeout: 5_000,
+      timers: new TimerQueue(),
       onReconnect: () => undefined,
       onError: () => undefined,
     });

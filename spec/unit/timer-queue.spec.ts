@@ -64,6 +64,19 @@ describe('TimerQueue', () => {
     expect(fired).toEqual([]);
   });
 
+  it('sets its Node timer once while one item is queued again for later, over and over', () => {
+    const a = item(1);
+    const set = jest.spyOn(global, 'setTimeout');
+    for (let i = 0; i < 100; i++) queue.schedule(a, 50 + i);
+    expect(set).toHaveBeenCalledTimes(1);
+    jest.advanceTimersByTime(50); // the Node timer fires early: it is set once more, for the item
+    expect(a.calls).toEqual([]);
+    expect(set).toHaveBeenCalledTimes(2);
+    jest.advanceTimersByTime(99);
+    expect(a.calls).toEqual([1_149]);
+    set.mockRestore();
+  });
+
   it('moves an item scheduled again, earlier or later', () => {
     const a = item(1);
     const b = item(2);

@@ -4,6 +4,7 @@ import { WaitQueue, type Waiter } from '../../lib/kernel/pubsub/wait-queue';
 function waiter(log: string[], id: string): Waiter {
   return {
     wake: () => log.push(`${id} woken`),
+    recheck: () => log.push(`${id} re-checked`),
     close: (error) => log.push(`${id} closed: ${error.message}`),
   };
 }

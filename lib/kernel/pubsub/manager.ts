@@ -3,7 +3,9 @@ import type { RedisConnection } from '../../connection';
 import { ClientClosedError } from '../../errors';
 import { within } from '../guarded';
 import { isCluster, type Topology } from '../topology/topology';
+import type { TimerQueue } from '../timer-queue';
 import { NodeSubscribers } from './node-subscribers';
+import { TtlRecheck } from './recheck';
 import { WaitQueue, type Waiter } from './wait-queue';
 import type { ChannelWaiters, WakePolicy, WakeStrategy } from './wake';
 
@@ -51,10 +53,13 @@ function droppedShardChannel(error: unknown): string | undefined {
  */
 export interface Subscription {
   /**
-   * Parks `waiter` until a message wakes it; returns `false`, parking nothing, when a wake-up that
-   * found nobody parked was kept for it (go on at once). Throws `ClientClosedError` once closed.
+   * Parks `waiter` until a message, or the channel's TTL re-check, wakes it; returns `false`,
+   * parking nothing, when a wake-up that found nobody parked was kept for it (go on at once).
+   * `ttl`: what the waiter's refused attempt read, in ms (-1: no expiry), which the channel's
+   * re-check goes by; absent: the waiter made no attempt (it waits its turn behind others). Throws
+   * `ClientClosedError` once closed.
    */
-  park(waiter: Waiter): boolean;
+  park(waiter: Waiter, ttl?: number): boolean;
   /** Takes a parked waiter out without waking it. */
   leave(waiter: Waiter): void;
   /**
@@ -104,6 +109,8 @@ export interface PubSubSettings {
   subscriptionTimeout: number;
   /** Called after the subscriber reconnected, re-subscribed and woke every waiter. */
   onReconnect(channels: number): void;
+  /** Runs the channels' TTL re-checks (see {@link TtlRecheck}). */
+  readonly timers: TimerQueue;
   /** Told of an error recovered from (a failed UNSUBSCRIBE or re-SUBSCRIBE, a connection error). */
   onError(error: unknown, what: string): void;
 }
@@ -116,6 +123,7 @@ class ChannelEntry implements ChannelWaiters, Subscription {
   refs = 0;
   readonly queue = new WaitQueue();
   readonly strategy: WakeStrategy;
+  readonly recheck: TtlRecheck;
   /** Whether the SUBSCRIBE reply has come: later shares need not wait for it. */
   confirmed = false;
   /** How long the channel stays subscribed once its last share is given back, in ms (the latest share's say). */
@@ -134,8 +142,10 @@ class ChannelEntry implements ChannelWaiters, Subscription {
     policy: WakePolicy,
     readonly subscribed: Promise<unknown>,
     private readonly giveBack: (entry: ChannelEntry) => void,
+    timers: TimerQueue,
   ) {
     this.strategy = policy(this);
+    this.recheck = new TtlRecheck(this.queue, timers);
   }
 
   get shares(): number {
@@ -161,7 +171,8 @@ class ChannelEntry implements ChannelWaiters, Subscription {
     return this.queue.offer(gift);
   }
 
-  park(waiter: Waiter): boolean {
+  park(waiter: Waiter, ttl?: number): boolean {
+    if (ttl !== undefined) this.recheck.read(ttl);
     return this.queue.park(waiter);
   }
 
@@ -246,6 +257,7 @@ export class PubSubManager {
         policy,
         this.subscribeRetrying([name], () => this.entries.get(name) === created && created.refs > 0),
         this.leaveChannel,
+        this.settings.timers,
       );
       created.subscribed.then(
         () => (created.confirmed = true),
@@ -315,6 +327,7 @@ export class PubSubManager {
     this.lifetime.abort(error);
     for (const entry of this.entries.values()) {
       clearTimeout(entry.dropTimer);
+      entry.recheck.stop();
       entry.queue.close(error);
     }
     this.entries.clear();
@@ -341,6 +354,7 @@ export class PubSubManager {
     if (entry.refs > 0) return;
     // What was kept for waits now over would wake the next one for nothing.
     entry.queue.clearPermits();
+    entry.recheck.stop();
     // An UNSUBSCRIBE sent before its SUBSCRIBE completed can be lost (a cluster's sharded subscriber
     // connects to each node when first needed), leaving the channel subscribed: wait for it first.
     if (entry.confirmed) this.scheduleDrop(name, entry);

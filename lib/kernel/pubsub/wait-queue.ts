@@ -3,13 +3,18 @@ export interface AttemptReport {
   attempted(succeeded: boolean): void;
 }
 
-/** A waiter parked on a channel; it keeps its own timer, if any. */
+/** A waiter parked on a channel; it keeps its own timer for its wait time, if any. */
 export interface Waiter {
   /**
    * Woken by a message (or a turn passed on); already out of the queue. With `report`, the one who
    * woke it wants to know whether the attempt this wake-up starts succeeds.
    */
   wake(report?: AttemptReport): void;
+  /**
+   * Woken to check again without a message: what its channel waits for may have ended by itself (a
+   * lease ran out). Already out of the queue; `report` wants the attempt's outcome.
+   */
+  recheck(report: AttemptReport): void;
   /** The queue closed (the client is shutting down); already out of the queue. */
   close(error: Error): void;
   /**
