@@ -1,7 +1,11 @@
+import Redis from 'ioredis';
+import { RedissonClient } from '../lib';
+import { SubscribeTimeoutError } from '../lib/kernel/pubsub/manager';
 import { useRedis } from './helpers/fixture';
+import { ChaosProxy } from './helpers/proxy';
 import { eventually, expectUnsubscribed, subscriberCount } from './helpers/redis-server';
 
-const { admin, client } = useRedis();
+const { admin, client, server } = useRedis();
 
 describe('subscriber connection faults', () => {
   it('wakes every waiter after CLIENT KILL TYPE pubsub, with one subscription per channel', async () => {
@@ -50,5 +54,41 @@ describe('subscriber connection faults', () => {
     await lock.unlock(); // published while nobody from `waiters` is subscribed
     await expect(acquired).resolves.toBe(true);
     expect(performance.now() - start).toBeLessThan(10_000);
+  });
+});
+
+describe('a SUBSCRIBE that goes unanswered', () => {
+  it('falls back to TTL-bounded re-checks once the subscription time limit passes, and says so', async () => {
+    const proxy = await ChaosProxy.start(Number(new URL(server().url).port));
+    const redis = new Redis(proxy.url, { maxRetriesPerRequest: null });
+    const logged: { message: string; error: unknown }[] = [];
+    const logger = {
+      debug: (message: string, details?: { error?: unknown }) => logged.push({ message, error: details?.error }),
+    };
+    const redisson = new RedissonClient(redis, { subscriptionTimeout: 300, logger });
+    let hold: () => void = () => undefined;
+    try {
+      // One wait first, so that the subscriber connection (the proxy's second) exists.
+      const warmUp = await client().getLock('unanswered:warm-up').acquire({ leaseTime: 200 });
+      await (await redisson.getLock('unanswered:warm-up').acquire()).release();
+      await warmUp.release().catch(() => undefined); // its lease may have run out already
+      expect(proxy.accepted).toBe(2);
+      // From now on the subscriber hears nothing back: its SUBSCRIBE replies are held.
+      proxy.set('down', { until: new Promise<void>((resolve) => (hold = resolve)) }, 1);
+      await client().getLock('unanswered').acquire({ leaseTime: 1_000 }); // runs out; no message
+      const start = performance.now();
+      const handle = await redisson.getLock('unanswered').acquire({ waitTime: 20_000 });
+      const waited = performance.now() - start;
+      expect(waited).toBeGreaterThanOrEqual(300);
+      expect(waited).toBeLessThan(10_000);
+      const fallback = logged.find(({ message }) => message.startsWith('subscription failed'));
+      expect(fallback?.error).toBeInstanceOf(SubscribeTimeoutError);
+      await handle.release();
+    } finally {
+      hold();
+      await redisson.shutdown();
+      redis.disconnect();
+      await proxy.close();
+    }
   });
 });

@@ -1,31 +1,34 @@
 import pDefer from 'p-defer';
-import { MAX_TIME_MS } from '../options';
+import type { Timed, TimerQueue } from './timer-queue';
 
 /**
  * A promise settled by its owner, unless its time limit passes or one of its signals aborts first.
- * Whichever way it ends, its timer and abort listeners are removed at once, so an abandoned wait
- * leaves nothing behind. One object per wait, with no closures of its own.
+ * Whichever way it ends, its place in the timer queue and its abort listeners are removed at once,
+ * so an abandoned wait leaves nothing behind. One object per wait, with no closures of its own.
  */
-export class Guarded<T> {
+export class Guarded<T> implements Timed {
   /** Settles when the owner, the time limit or a signal settles it. */
   readonly promise: Promise<T>;
+  /** @internal The timer queue's (see {@link Timed}). */
+  dueAt = 0;
+  /** @internal The timer queue's (see {@link Timed}). */
+  queueIndex = -1;
   private readonly deferred = pDefer<T>();
-  private readonly signals: readonly (AbortSignal | undefined)[];
-  private timer: NodeJS.Timeout | undefined;
   private done = false;
 
   /**
-   * @param timeoutMs time limit; `Infinity` sets no timer. Longer limits fire early, at Node's timer maximum.
+   * @param timers keeps the time limit.
+   * @param timeoutMs time limit; `Infinity` sets none.
    * @param onTimeout called once when the time limit passes first; it must settle the promise.
    * @param signals any of these aborting first rejects the promise with its `reason`.
    */
   constructor(
+    private readonly timers: TimerQueue,
     timeoutMs: number,
     private readonly onTimeout: (guarded: Guarded<T>) => void,
-    ...signals: (AbortSignal | undefined)[]
+    private readonly signals: readonly (AbortSignal | undefined)[],
   ) {
     this.promise = this.deferred.promise;
-    this.signals = signals;
     const aborted = signals.find((signal) => signal?.aborted);
     if (aborted) {
       this.done = true;
@@ -33,10 +36,7 @@ export class Guarded<T> {
       return;
     }
     for (const signal of signals) signal?.addEventListener('abort', this, { once: true });
-    if (Number.isFinite(timeoutMs)) {
-      this.timer = setTimeout(fireTimeout, Math.min(Math.max(timeoutMs, 0), MAX_TIME_MS), this);
-      this.timer.unref();
-    }
+    timers.schedule(this, Math.max(timeoutMs, 0));
   }
 
   /** Whether the promise has settled. */
@@ -59,33 +59,36 @@ export class Guarded<T> {
     this.reject((event.target as AbortSignal).reason);
   }
 
-  /** @internal Called by the timer. */
-  expire(): void {
-    this.timer = undefined;
+  /** @internal The time limit passed. */
+  timeUp(): void {
     if (!this.done) this.onTimeout(this);
   }
 
   private finish(): boolean {
     if (this.done) return false;
     this.done = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.timers.cancel(this);
     for (const signal of this.signals) signal?.removeEventListener('abort', this);
     return true;
   }
 }
 
-function fireTimeout(guarded: { expire(): void }): void {
-  guarded.expire();
-}
-
-/** Settles as `promise` does, unless `ms` pass first (rejects with `onTimeout()`) or a signal aborts. */
+/**
+ * Settles as `promise` does, unless `ms` pass first on `timers` (rejects with `onTimeout()`) or a
+ * signal aborts.
+ */
 export function within<T>(
+  timers: TimerQueue,
   promise: Promise<T>,
   ms: number,
   onTimeout: () => Error,
   ...signals: (AbortSignal | undefined)[]
 ): Promise<T> {
-  const guarded = new Guarded<T>(ms, (g) => g.reject(onTimeout()), ...signals);
-  if (!guarded.settled) promise.then((value) => guarded.resolve(value), (reason: unknown) => guarded.reject(reason));
+  const guarded = new Guarded<T>(timers, ms, (g) => g.reject(onTimeout()), signals);
+  if (!guarded.settled)
+    promise.then(
+      (value) => guarded.resolve(value),
+      (reason: unknown) => guarded.reject(reason),
+    );
   return guarded.promise;
 }

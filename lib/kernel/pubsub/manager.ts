@@ -109,7 +109,7 @@ export interface PubSubSettings {
   subscriptionTimeout: number;
   /** Called after the subscriber reconnected, re-subscribed and woke every waiter. */
   onReconnect(channels: number): void;
-  /** Runs the channels' TTL re-checks (see {@link TtlRecheck}). */
+  /** Keeps the SUBSCRIBE time limits and runs the channels' TTL re-checks (see {@link TtlRecheck}). */
   readonly timers: TimerQueue;
   /** Told of an error recovered from (a failed UNSUBSCRIBE or re-SUBSCRIBE, a connection error). */
   onError(error: unknown, what: string): void;
@@ -271,7 +271,7 @@ export class PubSubManager {
     if (entry.confirmed) return subscription;
     try {
       const limit = Math.min(timeoutMs, this.settings.subscriptionTimeout);
-      await within(this.subscribedWhileOpen(entry), limit, () => new SubscribeTimeoutError(name, limit), signal);
+      await within(this.settings.timers, this.subscribedWhileOpen(entry), limit, () => new SubscribeTimeoutError(name, limit), signal);
       return subscription;
     } catch (error) {
       subscription.release();
@@ -282,7 +282,7 @@ export class PubSubManager {
   /** See {@link ChannelEntry.subscribedWhileOpen}; its rejection is handled by the waiters that await it. */
   private subscribedWhileOpen(entry: ChannelEntry): Promise<unknown> {
     if (!entry.subscribedWhileOpen) {
-      entry.subscribedWhileOpen = within(entry.subscribed, Infinity, () => new ClientClosedError(), this.lifetime.signal);
+      entry.subscribedWhileOpen = within(this.settings.timers, entry.subscribed, Infinity, () => new ClientClosedError(), this.lifetime.signal);
       entry.subscribedWhileOpen.catch(() => undefined);
     }
     return entry.subscribedWhileOpen;
@@ -460,6 +460,7 @@ export class PubSubManager {
     entry.callbacks.add(callback);
     this.holdProcess();
     await within(
+      this.settings.timers,
       entry.subscribed,
       this.settings.subscriptionTimeout,
       () => new SubscribeTimeoutError(channel, this.settings.subscriptionTimeout),
