@@ -1,4 +1,5 @@
 import { getEventListeners } from 'node:events';
+import { ClientClosedError } from '../lib';
 import type { Subscription } from '../lib/kernel/pubsub/manager';
 import type { AttemptReport, Waiter } from '../lib/kernel/pubsub/wait-queue';
 import { wakeAll, wakeCount, type WakePolicy } from '../lib/kernel/pubsub/wake';
@@ -44,7 +45,11 @@ describe('wake-ups a message leaves for waiters not parked', () => {
   it('keeps none when every share was parked: all re-park after a wake-all message', async () => {
     const channel = 'w:all-parked';
     const parked = await parkedShares(channel, wakeAll, 3);
-    await wokenBy('0', channel, parked.map(({ waiter }) => waiter));
+    await wokenBy(
+      '0',
+      channel,
+      parked.map(({ waiter }) => waiter),
+    );
     // Parking again waits for the next message: no wake-up was kept for a waiter that did not need one.
     expect(parked.map(({ subscription, waiter }) => subscription.park(waiter))).toEqual([true, true, true]);
   });
@@ -52,7 +57,11 @@ describe('wake-ups a message leaves for waiters not parked', () => {
   it('keeps none when a count exceeds the parked waiters and every share was parked', async () => {
     const channel = 'w:count-parked';
     const parked = await parkedShares(channel, wakeCount, 2);
-    await wokenBy('5', channel, parked.map(({ waiter }) => waiter));
+    await wokenBy(
+      '5',
+      channel,
+      parked.map(({ waiter }) => waiter),
+    );
     expect(parked.map(({ subscription, waiter }) => subscription.park(waiter))).toEqual([true, true]);
   });
 
@@ -74,14 +83,27 @@ describe('many waiters awaiting one SUBSCRIBE', () => {
 
   // An AbortSignal compares each listener added with every one it has: one listener per waiter on
   // the client's lifetime signal made parking n waiters cost n², so 50,000 waiters on 1,000 locks never
-  // finished parking. The count is what the test holds: one listener per channel, whatever the waiters.
-  it('adds one abort listener per channel to the client lifetime, not one per waiter', async () => {
+  // finished parking. The shutdown rejects the waits for a SUBSCRIBE through the channels instead.
+  it('adds no abort listener to the client lifetime for waiters awaiting a SUBSCRIBE', async () => {
     const lifetime = (pubsub() as unknown as { lifetime: AbortController }).lifetime.signal;
     const before = getEventListeners(lifetime, 'abort').length;
     const pending = Array.from({ length: 1_000 }, () => pubsub().subscribe('many-awaiting', wakeCount, 5_000));
-    expect(getEventListeners(lifetime, 'abort').length - before).toBeLessThanOrEqual(1);
+    expect(getEventListeners(lifetime, 'abort').length - before).toBe(0);
     const subscriptions = await Promise.all(pending);
     for (const subscription of subscriptions) subscription.release();
-    await eventually(async () => Number(((await admin().pubsub('NUMSUB', 'many-awaiting')) as [string, number])[1]) === 0, 5_000, 'the unsubscribe');
+    await eventually(
+      async () => Number(((await admin().pubsub('NUMSUB', 'many-awaiting')) as [string, number])[1]) === 0,
+      5_000,
+      'the unsubscribe',
+    );
+  });
+
+  it('rejects the waiters awaiting a SUBSCRIBE with ClientClosedError on shutdown', async () => {
+    const pending = Array.from({ length: 10 }, () => pubsub().subscribe('closing-awaiting', wakeCount, 5_000));
+    await pubsub().shutdown();
+    const settled = await Promise.allSettled(pending);
+    expect(
+      settled.map((outcome) => outcome.status === 'rejected' && outcome.reason instanceof ClientClosedError),
+    ).toEqual(Array.from({ length: 10 }, () => true));
   });
 });

@@ -131,11 +131,14 @@ class ChannelEntry implements ChannelWaiters, Subscription {
   /** The pending drop of a channel nobody shares, while it lingers. */
   dropTimer: NodeJS.Timeout | undefined;
   /**
-   * `subscribed`, rejected with the client's shutdown: made once for all the waiters awaiting the
-   * SUBSCRIBE, so that the client's lifetime signal gets one abort listener per channel rather than
-   * one per waiter (an `AbortSignal` checks every listener it has as each is added).
+   * `subscribed`, or rejected by the client's shutdown (`abandon`) first: made once for all the
+   * waiters awaiting the SUBSCRIBE. The shutdown goes through the entries anyway, so no abort
+   * listener is added (adding one to an `AbortSignal` costs more than the rest of a SUBSCRIBE's
+   * bookkeeping).
    */
   subscribedWhileOpen: Promise<unknown> | undefined;
+  /** Rejects {@link subscribedWhileOpen}, once made. */
+  abandon: ((error: Error) => void) | undefined;
 
   constructor(
     readonly name: string,
@@ -282,7 +285,10 @@ export class PubSubManager {
   /** See {@link ChannelEntry.subscribedWhileOpen}; its rejection is handled by the waiters that await it. */
   private subscribedWhileOpen(entry: ChannelEntry): Promise<unknown> {
     if (!entry.subscribedWhileOpen) {
-      entry.subscribedWhileOpen = within(this.settings.timers, entry.subscribed, Infinity, () => new ClientClosedError(), this.lifetime.signal);
+      entry.subscribedWhileOpen = new Promise((resolve, reject) => {
+        entry.abandon = reject;
+        entry.subscribed.then(resolve, reject);
+      });
       entry.subscribedWhileOpen.catch(() => undefined);
     }
     return entry.subscribedWhileOpen;
@@ -328,6 +334,7 @@ export class PubSubManager {
     for (const entry of this.entries.values()) {
       clearTimeout(entry.dropTimer);
       entry.recheck.stop();
+      entry.abandon?.(error);
       entry.queue.close(error);
     }
     this.entries.clear();
