@@ -166,7 +166,20 @@ interface SemaphoreLike {
   acquire(): Promise<{ release(): Promise<void> }>;
 }
 
-describe('permit-expirable semaphore ids', () => {
+describe('permit-expirable semaphore', () => {
+  it('a leased cycle sends its two scripts, makes one timer and at most 20 promises', async () => {
+    await withClient(async (redisson, connection) => {
+      const semaphore = redisson.getPermitExpirableSemaphore(`cost:${randomUUID()}`);
+      await semaphore.trySetPermits(1);
+      const { sent, timers, promises } = await costOf(connection, async () => {
+        await (await semaphore.acquire({ leaseTime: 30_000 })).release();
+      });
+      expect(sent).toEqual({ evalsha: 2 });
+      expect(timers).toBeLessThanOrEqual(1); // the lease tracker's, armed for the lease's end
+      expect(promises).toBeLessThanOrEqual(20);
+    });
+  });
+
   it('draws entropy once per 256 permit ids, not once per id', async () => {
     const randomBytes = jest.spyOn(crypto, 'randomBytes');
     const randomFillSync = jest.spyOn(crypto, 'randomFillSync');

@@ -401,15 +401,17 @@ export class RPermitExpirableSemaphore implements Holdable<PermitHandle> {
   }
 
   /** Releases every permit of `grant` still there; resolves whether all of them were held. */
-  private async releaseGrant(grant: PermitGrant): Promise<boolean> {
+  private releaseGrant(grant: PermitGrant): Promise<boolean> {
     this.forget(grant);
     const { scripts } = this.ctx;
     const now = Date.now();
     if (grant.ids.length === 1) return releaseExpirable(scripts, this.name, grant.ids[0]!, now);
-    if ((await releaseManyExpirable(scripts, this.name, grant.ids, now)) > 0) return true;
-    // Some are gone: give back the rest one by one, so that nothing outlives the handle.
-    await Promise.all(grant.ids.map((id) => releaseExpirable(scripts, this.name, id, now)));
-    return false;
+    return releaseManyExpirable(scripts, this.name, grant.ids, now).then(async (released) => {
+      if (released > 0) return true;
+      // Some are gone: give back the rest one by one, so that nothing outlives the handle.
+      await Promise.all(grant.ids.map((id) => releaseExpirable(scripts, this.name, id, now)));
+      return false;
+    });
   }
 
   private remember(grant: PermitGrant): void {
