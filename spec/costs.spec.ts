@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { RedissonClient } from '../lib';
@@ -5,7 +6,7 @@ import { LOCK_KINDS, SEMAPHORE_KINDS } from './contract/kinds';
 import { lockOf } from './contract/lock-contract';
 import { countAsyncResources } from './helpers/async-resources';
 import { useRedis } from './helpers/fixture';
-import { commandCounts, commandsBetween } from './helpers/redis-server';
+import { commandCounts, commandsBetween, eventually } from './helpers/redis-server';
 
 /*
  * What each kind's cycles cost the client, counted (the speed goals are npm run bench's): the
@@ -164,3 +165,57 @@ interface SemaphoreLike {
   availablePermits(): Promise<number>;
   acquire(): Promise<{ release(): Promise<void> }>;
 }
+
+describe('permit-expirable semaphore', () => {
+  it('a leased cycle sends its two scripts, makes one timer and at most 20 promises', async () => {
+    await withClient(async (redisson, connection) => {
+      const semaphore = redisson.getPermitExpirableSemaphore(`cost:${randomUUID()}`);
+      await semaphore.trySetPermits(1);
+      const { sent, timers, promises } = await costOf(connection, async () => {
+        await (await semaphore.acquire({ leaseTime: 30_000 })).release();
+      });
+      expect(sent).toEqual({ evalsha: 2 });
+      expect(timers).toBeLessThanOrEqual(1); // the lease tracker's, armed for the lease's end
+      expect(promises).toBeLessThanOrEqual(20);
+    });
+  });
+
+  it('draws entropy once per 256 permit ids, not once per id', async () => {
+    const randomBytes = jest.spyOn(crypto, 'randomBytes');
+    const randomFillSync = jest.spyOn(crypto, 'randomFillSync');
+    try {
+      await withClient(async (redisson) => {
+        const semaphore = redisson.getPermitExpirableSemaphore(`cost:${randomUUID()}`);
+        await semaphore.trySetPermits(1);
+        for (let i = 0; i < 300; i++) await (await semaphore.acquire({ leaseTime: 30_000 })).release();
+      });
+      expect(randomBytes).not.toHaveBeenCalled();
+      expect(randomFillSync.mock.calls.length).toBeLessThanOrEqual(2);
+    } finally {
+      randomBytes.mockRestore();
+      randomFillSync.mockRestore();
+    }
+  });
+
+  it("a parked acquisition's attempts send the same ids: a refused attempt adds none", async () => {
+    const name = `cost:${randomUUID()}`;
+    await withClient(async (redisson, connection) => {
+      const semaphore = redisson.getPermitExpirableSemaphore(name);
+      await semaphore.trySetPermits(0);
+      const spy = jest.spyOn(connection, 'sendCommand');
+      const waiting = semaphore.acquire(2, { leaseTime: 30_000 });
+      await eventually(() => redisson.diagnostics().waiters === 1, 5_000, 'the acquisition to park');
+      await semaphore.addPermits(2);
+      const handle = await waiting;
+      // try-acquire: sha, 3 keys, then permits, expiry, now, the no-expiry score, the 2 ids, the publish command.
+      const attempts = spy.mock.calls
+        .map(([command]) => command)
+        .filter(({ name, args }) => name === 'evalsha' && args.length === 12 && Buffer.isBuffer(args[9]))
+        .map(({ args }) => args.slice(9, 11).map((id) => (id as Buffer).toString('hex')));
+      spy.mockRestore();
+      expect(attempts.length).toBeGreaterThanOrEqual(3); // refused, refused once subscribed, won once woken
+      for (const ids of attempts) expect(ids).toEqual(handle.permitIds);
+      await handle.release();
+    });
+  });
+});

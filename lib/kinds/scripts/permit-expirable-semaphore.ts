@@ -43,7 +43,7 @@ function keysOf(name: string): [string, string, string] {
  * Acquires `ids.length` permits under `ids`, expiring at `expiry` (epoch ms; `undefined`: never),
  * after reclaiming up to that many expired permits.
  */
-export async function tryAcquireExpirable(
+export function tryAcquireExpirable(
   runner: ScriptRunner,
   name: string,
   ids: readonly Buffer[],
@@ -56,9 +56,17 @@ export async function tryAcquireExpirable(
     changed: (reply) => toStringOrNull(reply) === 'OK',
     undo: () => releaseManyExpirable(runner, name, ids, Date.now(), false),
   };
-  const reply = toStringOrNull(await runner.runPublishing(TRY_ACQUIRE, keysOf(name), args, write));
-  if (reply === 'OK') return { acquired: true };
-  if (reply === null) return { acquired: false, earliestExpiry: undefined };
+  return runner.runPublishing(TRY_ACQUIRE, keysOf(name), args, write).then(toPermitAttempt);
+}
+
+const ACQUIRED: PermitAttempt = Object.freeze({ acquired: true });
+const REFUSED: PermitAttempt = Object.freeze({ acquired: false, earliestExpiry: undefined });
+
+/** An acquire script's reply: `OK`, `:<earliest expiry>` or nil. */
+function toPermitAttempt(raw: unknown): PermitAttempt {
+  const reply = toStringOrNull(raw);
+  if (reply === 'OK') return ACQUIRED;
+  if (reply === null) return REFUSED;
   if (!reply.startsWith(':')) throw new TypeError(`Unexpected acquire reply from Redis: ${JSON.stringify(reply.slice(0, 40))}`);
   return { acquired: false, earliestExpiry: toInteger(reply.slice(1)) };
 }
