@@ -1,5 +1,4 @@
-import crypto from 'node:crypto';
-import { randomUUID } from 'node:crypto';
+import crypto, { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { RedissonClient } from '../lib';
 import { LOCK_KINDS, SEMAPHORE_KINDS } from './contract/kinds';
@@ -178,6 +177,8 @@ describe('permit-expirable semaphore', () => {
       expect(sent).toEqual({ evalsha: 2 });
       expect(timers).toBeLessThanOrEqual(1); // the lease tracker's, armed for the lease's end
       expect(promises).toBeLessThanOrEqual(20);
+      expect(redisson.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
+      expect(await semaphore.availablePermits()).toBe(1); // every permit back
     });
   });
 

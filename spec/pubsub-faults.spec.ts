@@ -75,7 +75,7 @@ describe('a SUBSCRIBE that goes unanswered', () => {
       expect(proxy.accepted).toBe(2);
       // From now on the subscriber hears nothing back: its SUBSCRIBE replies are held.
       proxy.set('down', { until: new Promise<void>((resolve) => (hold = resolve)) }, 1);
-      await client().getLock('unanswered').acquire({ leaseTime: 1_000 }); // runs out; no message
+      await client().getLock('unanswered').acquire({ leaseTime: 2_000 }); // runs out; no message
       const start = performance.now();
       const handle = await redisson.getLock('unanswered').acquire({ waitTime: 20_000 });
       const waited = performance.now() - start;

@@ -263,11 +263,16 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
   /** Woken by a release message, or handed a local release: try again at once. */
   wake(report?: AttemptReport): void {
     this.wakeUps += 1;
-    this.recheck(report);
+    this.tryAgain(report);
   }
 
-  /** Woken by the channel's TTL re-check (or a wake-up): try again at once. */
-  recheck(report: AttemptReport | undefined): void {
+  /** Woken by the channel's TTL re-check: try again at once. */
+  recheck(report: AttemptReport): void {
+    this.tryAgain(report);
+  }
+
+  /** Out of the queue: attempts at once, telling `report` the outcome. */
+  private tryAgain(report: AttemptReport | undefined): void {
     this.clearTimer();
     this.report = report;
     this.attempt();
