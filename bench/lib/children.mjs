@@ -28,6 +28,21 @@ export function forkWorker(script, args) {
 /** Every child's next message, in order. */
 export const allNext = (children, what, ms) => Promise.all(children.map((c) => c.next(what, ms)));
 
+/** How long past the end of a timed run a child may take to answer (its last wait, then its report). */
+const RUN_GRACE = 8_000;
+
+/**
+ * Lets every child loop until the same wall-clock time, `ms` from now; resolves their results and
+ * how long the run took.
+ */
+export async function runAllFor(children, ms) {
+  const start = performance.now();
+  const untilMs = Date.now() + ms;
+  for (const child of children) child.send({ until: untilMs });
+  const results = (await allNext(children, 'the last waits (wake-up missed?)', ms + RUN_GRACE)).map((m) => m.result);
+  return { results, elapsed: performance.now() - start };
+}
+
 /** Asks children to exit, then kills what is left. */
 export async function stopAll(children) {
   for (const child of children) if (child.connected) child.send({ exit: true });

@@ -1,5 +1,6 @@
 // 4. Idle waiters: N waiters parked on a held lock. What does waiting cost while nothing happens,
 // and what does draining them cost? Waiters connect through the counting proxy, the holder directly.
+import { idleCost } from '../lib/idle.mjs';
 import { breakdown, total } from '../lib/proxy-client.mjs';
 import { commandStats, statsDelta } from '../lib/redis-info.mjs';
 import { settledHeap, sleep, until, withTimeout } from '../lib/stats.mjs';
@@ -41,15 +42,7 @@ export default {
       await sleep(500);
       const heapParked = await settledHeap();
 
-      await env.proxy.take();
-      const stats0 = await commandStats(env.admin);
-      const cpu0 = process.cpuUsage();
-      const t0 = performance.now();
-      await sleep(idleMs);
-      const seconds = (performance.now() - t0) / 1000;
-      const cpu = process.cpuUsage(cpu0);
-      const idleRedis = total(statsDelta(stats0, await commandStats(env.admin)));
-      const idleClient = total(await env.proxy.take());
+      const idle = await idleCost(env, idleMs);
 
       const stats1 = await commandStats(env.admin);
       const t1 = performance.now();
@@ -61,9 +54,9 @@ export default {
       const drainClient = total(drainCounts);
       const drainRedis = total(statsDelta(stats1, await commandStats(env.admin)));
       return {
-        cmdsPerSec: idleRedis / seconds,
-        clientCmdsPerSec: idleClient / seconds,
-        cpuPct: ((cpu.user + cpu.system) / 1e6 / seconds) * 100,
+        cmdsPerSec: idle.idleCmdsPerSec,
+        clientCmdsPerSec: idle.idleClientCmdsPerSec,
+        cpuPct: idle.cpuPct,
         bytesPerWaiter: (heapParked - heapBefore) / waiters,
         drainMs,
         drainCmdsPerWaiter: drained ? drainClient / waiters : NaN,

@@ -2,8 +2,8 @@
 // to zero. How long after the last count-down do all of them return (p50 over rounds), against the
 // lock hand-off of the same run? And what do they cost while they wait (through the counting proxy)?
 import { forkWorker, stopAll } from '../lib/children.mjs';
+import { idleCost, timedDrain } from '../lib/idle.mjs';
 import { breakdown, total } from '../lib/proxy-client.mjs';
-import { commandStats, statsDelta } from '../lib/redis-info.mjs';
 import { latency, quantile, sleep, until, withTimeout } from '../lib/stats.mjs';
 
 const NAME = 'bench:latch';
@@ -50,17 +50,12 @@ export default {
       // Idle, through the proxy.
       let { opened } = await park(proxied);
       await sleep(300);
-      await env.proxy.take();
-      const stats0 = await commandStats(env.admin);
-      const t0 = performance.now();
-      await sleep(idleMs);
-      const seconds = (performance.now() - t0) / 1000;
-      const idleRedis = total(statsDelta(stats0, await commandStats(env.admin)));
-      const idleClient = total(await env.proxy.take());
-      counter.send({ countDown: true });
-      await counter.next('count-down');
-      await withTimeout(opened, 10_000, 'the idle waiters\' release (wake-up missed?)');
-      const drainCounts = await env.proxy.take();
+      const { idleCmdsPerSec, idleClientCmdsPerSec } = await idleCost(env, idleMs);
+      const { drainCounts } = await timedDrain(env, async () => {
+        counter.send({ countDown: true });
+        await counter.next('count-down');
+        await withTimeout(opened, 10_000, 'the idle waiters\' release (wake-up missed?)');
+      });
 
       // Release times, on a direct connection.
       const last = [];
@@ -84,8 +79,8 @@ export default {
         lastP99,
         firstP50: quantile(first, 0.5),
         fromCallP50: quantile(fromCall, 0.5),
-        idleCmdsPerSec: idleRedis / seconds,
-        idleClientCmdsPerSec: idleClient / seconds,
+        idleCmdsPerSec,
+        idleClientCmdsPerSec,
         drainCmdsPerWaiter: total(drainCounts) / waiters,
         rounds: last.length,
         drainSent: breakdown(drainCounts),

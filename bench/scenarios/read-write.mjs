@@ -3,15 +3,14 @@
 // and count a change in between (a torn read: the writer got in while they held). Then the same
 // processes park behind a held write lock, through the counting proxy: what waiting costs while
 // nothing happens, and what the drain costs. ioredisson and its floor (no peer has a read/write lock).
-import { allNext, forkWorker, stopAll } from '../lib/children.mjs';
+import { allNext, forkWorker, runAllFor, stopAll } from '../lib/children.mjs';
+import { idleCost, timedDrain } from '../lib/idle.mjs';
 import { breakdown, total } from '../lib/proxy-client.mjs';
-import { commandStats, statsDelta } from '../lib/redis-info.mjs';
 import { acquireCalls, addCounts } from '../lib/script-counter.mjs';
 import { latency, sleep } from '../lib/stats.mjs';
 
 const LOCK = 'bench:rw';
 const COUNTER = 'bench:rw-counter';
-const GRACE = 8_000;
 
 export default {
   name: 'read-write',
@@ -48,11 +47,7 @@ export default {
       await allNext(children, 'worker start-up', 20_000);
 
       // Throughput: every process loops until the same wall-clock time.
-      const start = performance.now();
-      const untilMs = Date.now() + ms;
-      for (const child of children) child.send({ until: untilMs });
-      const results = (await allNext(children, 'the last waits (wake-up missed?)', ms + GRACE)).map((m) => m.result);
-      const elapsed = performance.now() - start;
+      const { results, elapsed } = await runAllFor(children, ms);
       const counter = Number((await env.admin.get(COUNTER)) ?? 0);
       const writer = results.find((r) => r.role === 'writer');
       const reads = results.filter((r) => r.role === 'reader');
@@ -64,18 +59,11 @@ export default {
       for (const child of children) child.send({ park: true });
       await allNext(children, 'the waiters to park', 15_000);
       await sleep(300);
-      await env.proxy.take();
-      const stats0 = await commandStats(env.admin);
-      const t0 = performance.now();
-      await sleep(idleMs);
-      const seconds = (performance.now() - t0) / 1000;
-      const idleRedis = total(statsDelta(stats0, await commandStats(env.admin)));
-      const idleClient = total(await env.proxy.take());
-      const t1 = performance.now();
-      await release();
-      await allNext(children, 'the drain', 15_000);
-      const drainMs = performance.now() - t1;
-      const drainCounts = await env.proxy.take();
+      const { idleCmdsPerSec, idleClientCmdsPerSec } = await idleCost(env, idleMs);
+      const { drainMs, drainCounts } = await timedDrain(env, async () => {
+        await release();
+        await allNext(children, 'the drain', 15_000);
+      });
 
       return {
         readsPerSec: (readOps / elapsed) * 1000,
@@ -87,8 +75,8 @@ export default {
         acquireCalls: acquireCalls(scripts) / Math.max(1, readOps + writer.ops),
         clientCpu: (results.reduce((n, r) => n + r.cpuMs, 0) * 1000) / Math.max(1, readOps + writer.ops),
         errors: results.reduce((n, r) => n + r.errors, 0),
-        idleCmdsPerSec: idleRedis / seconds,
-        idleClientCmdsPerSec: idleClient / seconds,
+        idleCmdsPerSec,
+        idleClientCmdsPerSec,
         drainMs,
         drainCmdsPerWaiter: total(drainCounts) / children.length,
         perReader: reads.map((r) => r.ops).join(' '),

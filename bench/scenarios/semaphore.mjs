@@ -2,15 +2,14 @@
 // itself in a shared holders counter (its peak shows whether a fourth holder ever got in) and gives
 // the permit back. Then the same workers park behind 3 permits the parent holds, through the counting
 // proxy: what waiting costs while nothing happens, and what the drain costs per waiter.
-import { allNext, forkWorker, stopAll } from '../lib/children.mjs';
+import { allNext, forkWorker, runAllFor, stopAll } from '../lib/children.mjs';
+import { idleCost, timedDrain } from '../lib/idle.mjs';
 import { breakdown, total } from '../lib/proxy-client.mjs';
-import { commandStats, statsDelta } from '../lib/redis-info.mjs';
 import { acquireCalls, addCounts } from '../lib/script-counter.mjs';
 import { latency, sleep } from '../lib/stats.mjs';
 
 const KEY = 'bench:semaphore';
 const HOLDERS = 'bench:semaphore-holders';
-const GRACE = 8_000;
 
 /** Workers per process: `workers` split as evenly as it goes over `processes`. */
 const split = (workers, processes) => Array.from({ length: processes }, (_, i) => Math.floor(workers / processes) + (i < workers % processes ? 1 : 0));
@@ -48,11 +47,7 @@ export default {
       await holder.prepare(KEY, permits);
       await allNext(children, 'worker start-up', 20_000);
 
-      const start = performance.now();
-      const untilMs = Date.now() + ms;
-      for (const child of children) child.send({ until: untilMs });
-      const results = (await allNext(children, 'the last waits (wake-up missed?)', ms + GRACE)).map((m) => m.result);
-      const elapsed = performance.now() - start;
+      const { results, elapsed } = await runAllFor(children, ms);
       const loops = results.flatMap((r) => r.workers);
       const ops = loops.reduce((n, w) => n + w.ops, 0);
       const counts = loops.map((w) => w.ops);
@@ -64,18 +59,11 @@ export default {
       for (const child of children) child.send({ park: true });
       await allNext(children, 'the waiters to park', 15_000);
       await sleep(300);
-      await env.proxy.take();
-      const stats0 = await commandStats(env.admin);
-      const t0 = performance.now();
-      await sleep(idleMs);
-      const seconds = (performance.now() - t0) / 1000;
-      const idleRedis = total(statsDelta(stats0, await commandStats(env.admin)));
-      const idleClient = total(await env.proxy.take());
-      const t1 = performance.now();
-      await Promise.all(releases.map((release) => release()));
-      await allNext(children, 'the drain', 30_000);
-      const drainMs = performance.now() - t1;
-      const drainCounts = await env.proxy.take();
+      const { idleCmdsPerSec, idleClientCmdsPerSec } = await idleCost(env, idleMs);
+      const { drainMs, drainCounts } = await timedDrain(env, async () => {
+        await Promise.all(releases.map((release) => release()));
+        await allNext(children, 'the drain', 30_000);
+      });
 
       return {
         opsPerSec: (ops / elapsed) * 1000,
@@ -85,8 +73,8 @@ export default {
         ...(adapter.pkg === 'ioredisson' || adapter.floorOf ? { acquireCalls: acquireCalls(scripts) / Math.max(1, ops) } : {}),
         clientCpu: (results.reduce((n, r) => n + r.cpuMs, 0) * 1000) / Math.max(1, ops),
         errors: loops.reduce((n, w) => n + w.errors, 0),
-        idleCmdsPerSec: idleRedis / seconds,
-        idleClientCmdsPerSec: idleClient / seconds,
+        idleCmdsPerSec,
+        idleClientCmdsPerSec,
         drainMs,
         drainCmdsPerWaiter: total(drainCounts) / workers,
         perWorker: counts.join(' '),
