@@ -6,7 +6,7 @@ import mitt, { type Emitter, type Handler } from 'mitt';
 import type { RedisConnection } from './connection';
 import { ClientClosedError, InvalidArgumentError } from './errors';
 import type { RedissonEvents } from './events';
-import { holdName, type LeaseKind } from './kernel/leases/lease';
+import type { LeaseKind } from './kernel/leases/lease';
 import { LeaseTracker, RENEWAL_CALLS_IN_FLIGHT } from './kernel/leases/tracker';
 import type { Closable, ReplyBound } from './kernel/acquisition';
 import type { BaseLock } from './kernel/lock';
@@ -169,8 +169,6 @@ export class RedissonClient {
       callsInFlight: RENEWAL_CALLS_IN_FLIGHT,
       groupOf: topology.slotOf,
       onLost: (error, lease) => {
-        // `<clientId>:<threadId>`, or `<clientId>:<threadId>:write` for a write lock.
-        this.scopes.forgetUnscoped(holdName(error.lockName, lease.part), Number.parseInt(error.owner.slice(this.id.length + 1), 10));
         emitHoldLost(this.emitEvent, { kind: lease.kindName, name: lease.name, owner: lease.owner }, error);
       },
       onRenewalError: (error) => logger.debug('lease renewal failed; retrying next period', { error }),

@@ -17,12 +17,11 @@ export interface ScopeOptions {
 /**
  * Owner identity: Node's stand-in for Redisson's threads. An owner scope is one logical thread id
  * shared by everything awaited inside it, so locks taken there re-enter. Outside any scope every
- * acquisition gets an id of its own, which the client remembers per lock name while it is held, so
- * that `unlock()` (on any object for that name) releases what was acquired.
+ * acquisition gets an id of its own, which the lock's hold ledger keeps while it is held, so that
+ * `unlock()` (on any object for that name) releases what was acquired.
  */
 export class OwnerScopes {
   private readonly storage = new AsyncLocalStorage<number>();
-  private readonly unscoped = new Map<string, number>();
   private lastThreadId = 0;
   private warnedSelfWait = false;
   /** Labels of the labelled scopes running now. */
@@ -69,27 +68,12 @@ export class OwnerScopes {
     return result;
   }
 
-  /** The caller's thread id for `name`: its scope's, else the unscoped holder of `name`, if any. */
-  resolve(name: string): number | undefined {
-    return this.current() ?? this.unscoped.get(name);
-  }
-
-  /** Remembers `threadId` as the holder of `name` acquired outside any scope. */
-  rememberUnscoped(name: string, threadId: number): void {
-    this.unscoped.set(name, threadId);
-  }
-
-  /** Forgets the unscoped holder of `name` if it is `threadId`. */
-  forgetUnscoped(name: string, threadId: number): void {
-    if (this.unscoped.get(name) === threadId) this.unscoped.delete(name);
-  }
-
   /**
-   * Warns once when a bare `lock()` outside any scope starts while this client already holds `name`
-   * outside any scope: the call waits for that holder, and if its caller is the holder, for itself.
+   * Warns, once per client, that a bare `lock()` of `name` outside any scope waits for this client's
+   * own holder of `name` outside any scope: if its caller is that holder, it waits for itself.
    */
-  warnIfWaitingForItself(name: string): void {
-    if (this.warnedSelfWait || this.current() !== undefined || !this.unscoped.has(name)) return;
+  warnSelfWait(name: string): void {
+    if (this.warnedSelfWait) return;
     this.warnedSelfWait = true;
     process.emitWarning(
       `Lock '${name}' is already held by this client outside an owner scope; this call waits for that ` +

@@ -14,11 +14,20 @@ export class HeldLock extends Lease {
   inFlight = 0;
   /** When the first of the holds counted now was acquired (monotonic ms). */
   heldSince = 0;
+  /**
+   * Whether an acquisition outside any owner scope took it, under an owner id of its own: a bare
+   * `unlock()` finds that owner here by the lock's name.
+   */
+  unscoped = false;
+  /** @internal The next record under the same hold name (another owner's): the ledger's chain. */
+  nextOwner: HeldLock | undefined;
 
   constructor(
     private readonly ledger: HoldLedger,
-    /** The ledger's key for it. */
+    /** The name its holds are counted under (see {@link holdName}): the ledger's key for it. */
     readonly key: string,
+    /** The owner's thread id. */
+    readonly threadId: number,
     kind: LeaseKind,
     name: string,
     owner: string,
@@ -44,10 +53,12 @@ export class HeldLock extends Lease {
 }
 
 /**
- * The hold ledger of one lock kind on one client: what each owner holds and has in flight. Held
- * records are leases in the client's {@link LeaseTracker}.
+ * The hold ledger of one lock kind on one client: what each owner holds and has in flight. Records
+ * are kept by hold name, the owners of one name chained (one, mostly), so a cycle builds no key of
+ * its own. Held records are leases in the client's {@link LeaseTracker}.
  */
 export class HoldLedger {
+  /** The newest record of each hold name, the head of its chain. */
   private readonly records = new Map<string, HeldLock>();
 
   constructor(
@@ -56,17 +67,16 @@ export class HoldLedger {
   ) {}
 
   /**
-   * Marks an acquisition by `owner` of `name` (or of its `part`) as sent and returns the owner's
-   * record, to be passed to {@link endAcquire} once the acquisition is answered or abandoned. A new
-   * record is of the kind `kindName` (locks of several kinds share a ledger: the first to count a
-   * hold names it).
+   * Marks an acquisition by `owner` (thread `threadId`) of `name` (or of its `part`) as sent and
+   * returns the owner's record, to be passed to {@link endAcquire} once the acquisition is answered
+   * or abandoned. A new record is of the kind `kindName` (locks of several kinds share a ledger: the
+   * first to count a hold names it).
    */
-  beginAcquire(name: string, owner: string, kindName: string, part?: string): HeldLock {
-    const key = recordKey(name, owner, part);
-    let record = this.records.get(key);
+  beginAcquire(name: string, owner: string, threadId: number, kindName: string, part?: string): HeldLock {
+    let record = this.find(name, owner, part);
     if (!record) {
-      record = new HeldLock(this, key, this.kind, name, owner, kindName, part);
-      this.records.set(key, record);
+      record = new HeldLock(this, holdName(name, part), threadId, this.kind, name, owner, kindName, part);
+      this.link(record);
     }
     record.inFlight += 1;
     return record;
@@ -87,7 +97,7 @@ export class HoldLedger {
    * counted in, if the caller kept it: while it has holds it is the owner's, found without a lookup.
    */
   release(name: string, owner: string, known?: HeldLock, part?: string): HeldLock | undefined {
-    const record = known && known.holds > 0 ? known : this.records.get(recordKey(name, owner, part));
+    const record = known && known.holds > 0 ? known : this.find(name, owner, part);
     if (!record || record.holds === 0) return undefined;
     record.holds -= 1;
     if (record.holds === 0) this.untrack(record);
@@ -96,7 +106,17 @@ export class HoldLedger {
 
   /** The owner's record, if it holds `name` (or its `part`) or has an acquisition of it in flight. */
   find(name: string, owner: string, part?: string): HeldLock | undefined {
-    return this.records.get(recordKey(name, owner, part));
+    let record = this.records.get(holdName(name, part));
+    while (record && record.owner !== owner) record = record.nextOwner;
+    return record;
+  }
+
+  /** The thread id of the newest unscoped holder of `key` (a {@link holdName}), if one holds it. */
+  unscopedHolder(key: string): number | undefined {
+    for (let record = this.records.get(key); record; record = record.nextOwner) {
+      if (record.unscoped && record.holds > 0) return record.threadId;
+    }
+    return undefined;
   }
 
   /** Records a lease set again by a partial release (renewal, if any, carries on). */
@@ -117,31 +137,52 @@ export class HoldLedger {
    * abort) once its term ends.
    */
   unreleased(record: HeldLock): void {
-    const current = this.records.get(record.key);
+    const current = this.find(record.name, record.owner, record.part);
     if (current !== undefined && current !== record) return; // the owner acquired it anew meanwhile
-    this.records.set(record.key, record);
+    if (current === undefined) this.link(record);
     record.holds += 1;
     if (record.holds === 1) this.tracker.track(record, { sentAt: record.sentAt, leaseTime: record.leaseTime, renew: false });
   }
 
   /** Declares every owner's holds on `name` (on its `part` only, if given) lost. */
   loseAll(name: string, reason: string, part?: string): void {
-    for (const record of [...this.records.values()]) {
-      if (record.name === name && (part === undefined || record.part === part)) this.tracker.lose(record, reason);
+    const lost: HeldLock[] = [];
+    for (const head of this.records.values()) {
+      for (let record: HeldLock | undefined = head; record; record = record.nextOwner) {
+        if (record.name === name && (part === undefined || record.part === part)) lost.push(record);
+      }
     }
+    for (const record of lost) this.tracker.lose(record, reason);
   }
 
   /** @internal A record with no hold and nothing in flight leaves the ledger. */
   dropIfIdle(record: HeldLock): void {
-    if (record.holds === 0 && record.inFlight === 0) this.records.delete(record.key);
+    if (record.holds === 0 && record.inFlight === 0) this.unlink(record);
   }
 
   private untrack(record: HeldLock): void {
     this.tracker.untrack(record);
     this.dropIfIdle(record);
   }
-}
 
-function recordKey(name: string, owner: string, part: string | undefined): string {
-  return `${owner}\u0000${holdName(name, part)}`;
+  /** Puts `record` at the head of its name's chain. */
+  private link(record: HeldLock): void {
+    record.nextOwner = this.records.get(record.key);
+    this.records.set(record.key, record);
+  }
+
+  /** Takes `record` out of its name's chain, if it is in it. */
+  private unlink(record: HeldLock): void {
+    const head = this.records.get(record.key);
+    if (head === record) {
+      if (record.nextOwner) this.records.set(record.key, record.nextOwner);
+      else this.records.delete(record.key);
+    } else {
+      let before = head;
+      while (before && before.nextOwner !== record) before = before.nextOwner;
+      if (!before) return;
+      before.nextOwner = record.nextOwner;
+    }
+    record.nextOwner = undefined;
+  }
 }

@@ -97,7 +97,7 @@ export abstract class BaseLock implements Holdable {
   lock(options?: LockOptions): Promise<void> {
     return rejectingThrows(() => {
       const call = resolveCallOptions(options, ['leaseTime', 'threadId', 'signal']);
-      if (call.threadId === undefined) this.#core.ctx.scopes.warnIfWaitingForItself(this.#core.holdName);
+      if (call.threadId === undefined) this.#core.warnIfWaitingForItself();
       return this.#core.acquireHold(call, toNothing);
     });
   }
@@ -134,7 +134,7 @@ export abstract class BaseLock implements Holdable {
   async unlock(options?: OwnerOptions): Promise<void> {
     const { threadId } = resolveCallOptions(options, ['threadId']);
     const core = this.#core;
-    const current = threadId ?? core.ctx.scopes.resolve(core.holdName);
+    const current = threadId ?? core.currentThreadId();
     if (current === undefined) throw core.notHeld('this client knows no held acquisition of it by the caller');
     await core.releaseHold(current);
   }
@@ -175,7 +175,7 @@ export abstract class BaseLock implements Holdable {
    * ```
    */
   async isHeldByCurrentThread(): Promise<boolean> {
-    const current = this.#core.ctx.scopes.resolve(this.#core.holdName);
+    const current = this.#core.currentThreadId();
     return current === undefined ? false : this.isHeldByThread(current);
   }
 
@@ -213,7 +213,7 @@ export abstract class BaseLock implements Holdable {
   async getHoldCount(options?: OwnerOptions): Promise<number> {
     const { threadId } = resolveCallOptions(options, ['threadId']);
     const core = this.#core;
-    const current = threadId ?? core.ctx.scopes.resolve(core.holdName);
+    const current = threadId ?? core.currentThreadId();
     if (current === undefined) return 0;
     const owner = core.owner(current);
     return core.query((kind, target) => kind.holdCount(target, owner));
@@ -459,12 +459,9 @@ export class LockCore implements HandleOwner, LockTarget {
     handOff?.unlocked(result === 'released');
     if (result === 'decremented') {
       if (record && kind.partialReleaseResetsLease !== false) ledger.extend(record, sentAt, leaseTime);
-      // The lock is still held (another reader's holds), but not by this owner any more.
-      if (record?.holds === 0) this.ctx.scopes.forgetUnscoped(this.holdName, threadId);
-    } else {
+    } else if (record) {
       // Redis says the owner holds nothing: holds still counted here are stale.
-      if (record) ledger.forget(record);
-      this.ctx.scopes.forgetUnscoped(this.holdName, threadId);
+      ledger.forget(record);
     }
     if (result === 'not-held') {
       throw this.notHeld('it was never acquired, was already released, or its lease expired', owner);
@@ -524,18 +521,28 @@ export class LockCore implements HandleOwner, LockTarget {
 
   /**
    * Completes an acquisition (used by its attempts). One that landed just as the caller gave up (or
-   * the client closed) is given back rather than held behind their back, and rejects.
+   * the client closed) is given back rather than held behind their back, and rejects. An `unscoped`
+   * hold (its owner id is its own) is marked for a bare `unlock()` to find.
    */
-  concludeAcquisition(
-    threadId: number,
-    unscoped: boolean,
-    signal: AbortSignal | undefined,
-  ): Promise<never> | undefined {
+  concludeAcquisition(hold: Hold, unscoped: boolean, signal: AbortSignal | undefined): Promise<never> | undefined {
     const { lifetime } = this.ctx;
     const cancelledBy = signal?.aborted ? signal : lifetime.aborted ? lifetime : undefined;
-    if (cancelledBy) return this.giveBack(threadId, cancelledBy.reason);
-    if (unscoped) this.ctx.scopes.rememberUnscoped(this.holdName, threadId);
+    if (cancelledBy) return this.giveBack(hold.threadId, cancelledBy.reason);
+    if (unscoped) hold.lease.unscoped = true;
     return undefined;
+  }
+
+  /** The caller's thread id for this lock: its owner scope's, else this client's unscoped holder's, if any. */
+  currentThreadId(): number | undefined {
+    return this.ctx.scopes.current() ?? this.ledger.unscopedHolder(this.holdName);
+  }
+
+  /** See {@link OwnerScopes.warnSelfWait}: told by a bare `lock()` as it starts. */
+  warnIfWaitingForItself(): void {
+    const { scopes } = this.ctx;
+    if (scopes.current() === undefined && this.ledger.unscopedHolder(this.holdName) !== undefined) {
+      scopes.warnSelfWait(this.name);
+    }
   }
 
   /** Releases a hold nobody wants any more, then rejects with `reason`. */
@@ -663,7 +670,7 @@ class LockAttempts<T> implements WaitRequest<T>, AttemptSource<T>, AttemptInput 
         : outcome(core, undefined, call, lastTtl);
     }
     return (
-      core.concludeAcquisition(hold.threadId, this.unscoped, call.signal) ?? this.outcome(core, hold, call, lastTtl)
+      core.concludeAcquisition(hold, this.unscoped, call.signal) ?? this.outcome(core, hold, call, lastTtl)
     );
   }
 
@@ -688,7 +695,7 @@ class LockAttempts<T> implements WaitRequest<T>, AttemptSource<T>, AttemptInput 
     const { core, owner } = this;
     const { ledger } = core;
     const sentAt = performance.now();
-    const record = ledger.beginAcquire(core.name, owner, core.kind.kind, core.kind.part);
+    const record = ledger.beginAcquire(core.name, owner, this.threadId, core.kind.kind, core.kind.part);
     const { ownerRecord, scopes } = core.ctx;
     if (ownerRecord) ownerRecord.touch(this.threadId, scopes.labelOf(this.threadId));
     const believedHolds = (this.believedHolds = record.believedHolds);

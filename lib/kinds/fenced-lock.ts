@@ -73,7 +73,7 @@ export class RFencedLock extends RLock {
     return rejectingThrows(() => {
       const call = resolveCallOptions(options, ['leaseTime', 'threadId', 'signal']);
       const core = coreOf(this);
-      if (call.threadId === undefined) core.ctx.scopes.warnIfWaitingForItself(this.name);
+      if (call.threadId === undefined) core.warnIfWaitingForItself();
       return core.acquireHold(call, toToken);
     });
   }

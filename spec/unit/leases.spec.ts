@@ -43,7 +43,7 @@ function setUp(
 
 /** Counts one acquisition by `owner` of `name` that set `term`, as an answered acquire does. */
 function hold(ledger: HoldLedger, name: string, owner: string, term: LeaseTerm): HeldLock {
-  const record = ledger.beginAcquire(name, owner, 'lock');
+  const record = ledger.beginAcquire(name, owner, Number(owner.split(':')[1]), 'lock');
   ledger.endAcquire(record, term);
   return record;
 }
@@ -217,12 +217,12 @@ describe('LeaseTracker and HoldLedger', () => {
   it('counts acquisitions in flight in the holds an owner may have, and across a loss', async () => {
     const { tracker, ledger, lost } = setUp();
     hold(ledger, 'a', 'o:1', { sentAt: Date.now(), leaseTime: 300, renew: true });
-    const reentry = ledger.beginAcquire('a', 'o:1', 'lock');
+    const reentry = ledger.beginAcquire('a', 'o:1', 1, 'lock');
     expect(reentry.believedHolds).toBe(1);
     await advance(100); // renewal finds the lock gone while the re-entry is in flight
     expect(lost).toHaveLength(1);
     expect(tracker.size).toBe(0);
-    const next = ledger.beginAcquire('a', 'o:1', 'lock');
+    const next = ledger.beginAcquire('a', 'o:1', 1, 'lock');
     expect(next).toBe(reentry); // still tracked: the re-entry in flight may land as a fresh hold
     expect(next.believedHolds).toBe(1);
     ledger.endAcquire(reentry, { sentAt: Date.now(), leaseTime: 300, renew: true });
@@ -230,7 +230,7 @@ describe('LeaseTracker and HoldLedger', () => {
     expect(tracker.size).toBe(1);
     expect(ledger.release('a', 'o:1')).toMatchObject({ holds: 0 });
     expect(ledger.release('a', 'o:1')).toBeUndefined();
-    expect(ledger.beginAcquire('a', 'o:1', 'lock')).not.toBe(reentry); // dropped once idle
+    expect(ledger.beginAcquire('a', 'o:1', 1, 'lock')).not.toBe(reentry); // dropped once idle
     tracker.shutdown();
   });
 
@@ -246,5 +246,28 @@ describe('LeaseTracker and HoldLedger', () => {
     await advance(1_000);
     expect(calls).toHaveLength(0);
     expect([...heard, ...lost]).toHaveLength(0);
+  });
+
+  it('keeps the owners of one name apart, and finds the newest unscoped holder by the name alone', () => {
+    const { tracker, ledger } = setUp();
+    const term = { sentAt: Date.now(), leaseTime: 300, renew: false };
+    const first = hold(ledger, 'a', 'o:1', term);
+    const second = hold(ledger, 'a', 'o:2', term);
+    const third = hold(ledger, 'a', 'o:3', term);
+    first.unscoped = true;
+    third.unscoped = true;
+    expect(ledger.find('a', 'o:2')).toBe(second);
+    expect(ledger.find('a', 'o:4')).toBeUndefined();
+    expect(ledger.unscopedHolder('a')).toBe(3);
+    expect(ledger.release('a', 'o:3')).toBe(third); // its last hold: out of the ledger
+    expect(ledger.unscopedHolder('a')).toBe(1);
+    expect(ledger.release('a', 'o:2')).toBe(second); // out of the middle of the chain
+    expect(ledger.find('a', 'o:1')).toBe(first);
+    expect(ledger.find('a', 'o:2')).toBeUndefined();
+    ledger.unreleased(second); // its release may not have landed: counted again
+    expect(ledger.find('a', 'o:2')).toBe(second);
+    ledger.loseAll('a', 'deleted');
+    expect([ledger.find('a', 'o:1'), ledger.find('a', 'o:2'), ledger.unscopedHolder('a')]).toEqual([undefined, undefined, undefined]);
+    expect(tracker.size).toBe(0);
   });
 });
