@@ -36,6 +36,19 @@ describe('RReadWriteLock', () => {
     await eventually(async () => (await keys()).length === 0, 5_000, 'nothing left');
   });
 
+  it('bare unlock() outside any scope releases each of one client\'s readers, newest first', async () => {
+    const redisson = client();
+    const read = rw(redisson, 'rw:bare').readLock();
+    await read.lock();
+    await read.lock(); // outside any scope: a second owner of its own, sharing the read lock
+    const owners = Object.keys(await admin().hgetall('rw:bare')).filter((field) => field !== 'mode');
+    expect(owners).toHaveLength(2);
+    await read.unlock();
+    await read.unlock(); // the first reader: still held, and still this client's to release
+    await expect(read.unlock()).rejects.toBeInstanceOf(LockNotHeldError);
+    expect(await admin().exists('rw:bare')).toBe(0);
+  });
+
   it('a writer excludes readers and writers of other owners, and readers exclude writers', async () => {
     const a = client();
     const b = client();
