@@ -39,7 +39,12 @@ export class PermitGrant extends Lease {
   /** Emits `released` for these permits, given back now. */
   released(emit: Emit): void {
     if (!emit.heard('released')) return;
-    emitReleased(emit, { kind: this.kindName, name: this.name, owner: this.owner }, true, performance.now() - this.acquiredAt);
+    emitReleased(
+      emit,
+      { kind: this.kindName, name: this.name, owner: this.owner },
+      true,
+      performance.now() - this.acquiredAt,
+    );
   }
 }
 
@@ -170,8 +175,7 @@ export class PermitAttempts<T> implements AttemptSource<T> {
   private giveBackQuietly(grant: PermitGrant): Promise<void> {
     return this.source.giveBack(grant).then(
       () => undefined,
-      (error: unknown) =>
-        this.ctx.logger.debug('giving back unwanted permits failed', { name: grant.name, error }),
+      (error: unknown) => this.ctx.logger.debug('giving back unwanted permits failed', { name: grant.name, error }),
     );
   }
 }
@@ -207,7 +211,13 @@ const WAITING = new ClientLocal(() => new Map<string, Map<number, number>>());
  * at once. Only an acquisition that parks records what it wants: one served by its first attempt
  * touches no shared state (its turn came before any newcomer's).
  */
-export function waitForPermits<T>(ctx: ClientContext, channel: string, permits: number, call: SyncCall, source: PermitSource<T>): Promise<T> {
+export function waitForPermits<T>(
+  ctx: ClientContext,
+  channel: string,
+  permits: number,
+  call: SyncCall,
+  source: PermitSource<T>,
+): Promise<T> {
   // A single attempt (`waitTime` 0) neither queues nor parks: the wait loop ignores both for it.
   const waiting = ctx.local(WAITING);
   const demand = waiting.get(channel);
@@ -255,7 +265,12 @@ export function passPermits(ctx: ClientContext, channel: string, permits: number
  * Hands a release just sent (`releasing`, whose reply says whether it published) to this client's
  * oldest waiter parked on `channel`: its attempt follows the release on the same connection.
  */
-export function handOffRelease<R>(ctx: ClientContext, channel: string, releasing: Promise<R>, published: (reply: R) => boolean): Promise<R> {
+export function handOffRelease<R>(
+  ctx: ClientContext,
+  channel: string,
+  releasing: Promise<R>,
+  published: (reply: R) => boolean,
+): Promise<R> {
   const strategy = ctx.pubsub.strategyOf(channel);
   const handOff = strategy instanceof LocalHandOff ? strategy.handOff() : undefined;
   if (!handOff) return releasing;
@@ -298,12 +313,18 @@ export function acquireHandle(taker: PermitTaker, first: unknown, second: unknow
 export function tryAcquireHandle(taker: PermitTaker, first: unknown, second: unknown): Promise<PermitHandle | null> {
   return rejectingThrows(() => {
     const [permits, call] = permitCall(taker, first, second, 'tryAcquire');
-    return taker.take(permits, { ...call, waitTime: call.waitTime ?? 0 }, (grant) => (grant ? new PermitHandle(taker, grant) : null));
+    return taker.take(permits, { ...call, waitTime: call.waitTime ?? 0 }, (grant) =>
+      grant ? new PermitHandle(taker, grant) : null,
+    );
   });
 }
 
 /** `using(fn, options?)` of a semaphore kind: runs `fn` holding the permits, and gives them back. */
-export async function usingHandle<T>(taker: PermitTaker, fn: (signal: AbortSignal) => Promise<T> | T, options: unknown): Promise<T> {
+export async function usingHandle<T>(
+  taker: PermitTaker,
+  fn: (signal: AbortSignal) => Promise<T> | T,
+  options: unknown,
+): Promise<T> {
   checkCallback(fn);
   const call = resolveSyncOptions(options, ['permits', ...taker.acquireKeys], 'using');
   const { permits: _permits, ...acquireOptions } = (options ?? {}) as { permits?: unknown };
