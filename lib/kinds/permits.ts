@@ -92,7 +92,7 @@ export type PermitTry = PermitGrant | number;
 
 /** What a semaphore supplies to wait for permits. */
 export interface PermitSource<T> {
-  /** One attempt. */
+  /** One attempt; a failure rejects (never throws). */
   tryOnce(): Promise<PermitTry>;
   /** Gives back permits nobody wants any more (acquired after the caller gave up). */
   giveBack(grant: PermitGrant): Promise<unknown>;
@@ -129,15 +129,13 @@ export class PermitAttempts<T> implements AttemptSource<T> {
     private readonly signal: AbortSignal | undefined,
   ) {}
 
-  async attempt(): Promise<number | null> {
-    const result = await this.source.tryOnce();
-    if (typeof result === 'number') return result;
-    if (this.abandoned) {
-      void this.giveBackQuietly(result);
+  attempt(): Promise<number | null> {
+    return this.source.tryOnce().then((result) => {
+      if (typeof result === 'number') return result;
+      if (this.abandoned) void this.giveBackQuietly(result);
+      else this.grant = result;
       return null;
-    }
-    this.grant = result;
-    return null;
+    });
   }
 
   abandon(): void {

@@ -33,6 +33,7 @@ import {
   usingHandle,
   waitForPermits,
   type PermitHandle,
+  type PermitTry,
 } from './permits';
 
 /** Plain permits have no lease: their grants are never tracked, so this is never asked to renew. */
@@ -97,12 +98,21 @@ function openBatch(ctx: ClientContext, name: string, channel: string): PermitBat
   return batch;
 }
 
-/** One acquire attempt, sent with this run's batch if one is open; resolves whether it got its permits. */
-function batchedAttempt(ctx: ClientContext, name: string, channel: string, permits: number): Promise<boolean> {
+/**
+ * One attempt to take `permits`, sent with this run's batch if one is open; resolves the grant, or
+ * how long to park at most before the next.
+ */
+function attemptPermits(ctx: ClientContext, name: string, channel: string, permits: number): Promise<PermitTry> {
   const batch = openBatch(ctx, name, channel);
-  if (!batch) return tryAcquirePermits(ctx.scripts, name, [permits]).then((flags) => flags[0] === true);
+  if (!batch)
+    return tryAcquirePermits(ctx.scripts, name, [permits]).then((flags) => permitTry(flags[0], name, permits));
   const index = batch.wanted.push(permits) - 1;
-  return batch.flags.then((flags) => flags[index] === true);
+  return batch.flags.then((flags) => permitTry(flags[index], name, permits));
+}
+
+/** What an attempt that `took` (its flag) or did not yields. */
+function permitTry(took: boolean | undefined, name: string, permits: number): PermitTry {
+  return took === true ? new PermitGrant(UNLEASED, KIND, name, permits, []) : PERMIT_RECHECK_MS;
 }
 
 /**
@@ -340,10 +350,7 @@ export class RSemaphore implements Holdable<PermitHandle> {
       kind: KIND,
       // Permits without an owner: an attempt whose outcome is unknown cannot be taken back, nor sent twice.
       resendsUncertain: false,
-      tryOnce: async () =>
-        (await batchedAttempt(ctx, name, this.channel, permits))
-          ? new PermitGrant(UNLEASED, KIND, name, permits, [])
-          : PERMIT_RECHECK_MS,
+      tryOnce: () => attemptPermits(ctx, name, this.channel, permits),
       giveBack: () => releasePermits(ctx.scripts, name, permits),
       joinsReleases: true,
       outcome,
