@@ -16,6 +16,10 @@ import { checkPermits, resolveSyncOptions, splitPermits, type SyncCall, type Syn
  */
 export const PERMIT_RECHECK_MS = 5_000;
 
+/** The ids of permits without ids (a plain semaphore's), shared by all of them. */
+export const NO_PERMIT_IDS: readonly Buffer[] = Object.freeze([]);
+const NO_HEX_IDS: readonly string[] = Object.freeze([]);
+
 /**
  * Permits held by one acquisition: how many, their ids (permit-expirable semaphore only) and the
  * lease that keeps them, when they have one. A plain semaphore's grant is a lease never tracked.
@@ -23,6 +27,8 @@ export const PERMIT_RECHECK_MS = 5_000;
 export class PermitGrant extends Lease {
   /** When the permits were acquired (monotonic ms), for `heldMs`. */
   readonly acquiredAt = performance.now();
+  /** The ids in hex (32 lowercase characters each), as the handle shows them. */
+  readonly permitIds: readonly string[];
 
   constructor(
     kind: LeaseKind,
@@ -30,10 +36,12 @@ export class PermitGrant extends Lease {
     name: string,
     /** Permits held. */
     readonly permits: number,
-    /** Their ids as stored in Redis (16 bytes each); empty for a plain semaphore. */
+    /** Their ids as stored in Redis (16 bytes each); {@link NO_PERMIT_IDS} for a plain semaphore. */
     readonly ids: readonly Buffer[],
   ) {
-    super(kind, name, ids.map((id) => id.toString('hex')).join(','), kindName);
+    const permitIds = ids.length === 0 ? NO_HEX_IDS : ids.map((id) => id.toString('hex'));
+    super(kind, name, permitIds.join(','), kindName);
+    this.permitIds = permitIds;
   }
 
   /** Emits `released` for these permits, given back now. */
@@ -72,7 +80,7 @@ export class PermitHandle extends Handle {
   constructor(owner: HandleOwner, grant: PermitGrant) {
     super(owner, 0, grant);
     this.permits = grant.permits;
-    this.permitIds = grant.ids.map((id) => id.toString('hex'));
+    this.permitIds = grant.permitIds;
   }
 
   /**

@@ -25,6 +25,7 @@ import {
   type TrySetPermitsOptions,
 } from './sync-options';
 import {
+  NO_PERMIT_IDS,
   PERMIT_RECHECK_MS,
   PermitGrant,
   acquireHandle,
@@ -112,7 +113,7 @@ function attemptPermits(ctx: ClientContext, name: string, channel: string, permi
 
 /** What an attempt that `took` (its flag) or did not yields. */
 function permitTry(took: boolean | undefined, name: string, permits: number): PermitTry {
-  return took === true ? new PermitGrant(UNLEASED, KIND, name, permits, []) : PERMIT_RECHECK_MS;
+  return took === true ? new PermitGrant(UNLEASED, KIND, name, permits, NO_PERMIT_IDS) : PERMIT_RECHECK_MS;
 }
 
 /**
@@ -343,7 +344,7 @@ export class RSemaphore implements Holdable<PermitHandle> {
     if (permits === 0) {
       ctx.lifetime.throwIfAborted();
       call.signal?.throwIfAborted();
-      return Promise.resolve(outcome(new PermitGrant(UNLEASED, KIND, name, 0, [])));
+      return Promise.resolve(outcome(new PermitGrant(UNLEASED, KIND, name, 0, NO_PERMIT_IDS)));
     }
     const source = {
       name,
