@@ -16,6 +16,10 @@ import { checkPermits, resolveSyncOptions, splitPermits, type SyncCall, type Syn
  */
 export const PERMIT_RECHECK_MS = 5_000;
 
+/** The ids of permits without ids (a plain semaphore's), shared by all of them. */
+export const NO_PERMIT_IDS: readonly Buffer[] = Object.freeze([]);
+const NO_HEX_IDS: readonly string[] = Object.freeze([]);
+
 /**
  * Permits held by one acquisition: how many, their ids (permit-expirable semaphore only) and the
  * lease that keeps them, when they have one. A plain semaphore's grant is a lease never tracked.
@@ -23,6 +27,8 @@ export const PERMIT_RECHECK_MS = 5_000;
 export class PermitGrant extends Lease {
   /** When the permits were acquired (monotonic ms), for `heldMs`. */
   readonly acquiredAt = performance.now();
+  /** The ids in hex (32 lowercase characters each), as the handle shows them. */
+  readonly permitIds: readonly string[];
 
   constructor(
     kind: LeaseKind,
@@ -30,16 +36,23 @@ export class PermitGrant extends Lease {
     name: string,
     /** Permits held. */
     readonly permits: number,
-    /** Their ids as stored in Redis (16 bytes each); empty for a plain semaphore. */
+    /** Their ids as stored in Redis (16 bytes each); {@link NO_PERMIT_IDS} for a plain semaphore. */
     readonly ids: readonly Buffer[],
   ) {
-    super(kind, name, ids.map((id) => id.toString('hex')).join(','), kindName);
+    const permitIds = ids.length === 0 ? NO_HEX_IDS : ids.map((id) => id.toString('hex'));
+    super(kind, name, permitIds.join(','), kindName);
+    this.permitIds = permitIds;
   }
 
   /** Emits `released` for these permits, given back now. */
   released(emit: Emit): void {
     if (!emit.heard('released')) return;
-    emitReleased(emit, { kind: this.kindName, name: this.name, owner: this.owner }, true, performance.now() - this.acquiredAt);
+    emitReleased(
+      emit,
+      { kind: this.kindName, name: this.name, owner: this.owner },
+      true,
+      performance.now() - this.acquiredAt,
+    );
   }
 }
 
@@ -67,7 +80,7 @@ export class PermitHandle extends Handle {
   constructor(owner: HandleOwner, grant: PermitGrant) {
     super(owner, 0, grant);
     this.permits = grant.permits;
-    this.permitIds = grant.ids.map((id) => id.toString('hex'));
+    this.permitIds = grant.permitIds;
   }
 
   /**
@@ -87,7 +100,7 @@ export type PermitTry = PermitGrant | number;
 
 /** What a semaphore supplies to wait for permits. */
 export interface PermitSource<T> {
-  /** One attempt. */
+  /** One attempt; a failure rejects (never throws). */
   tryOnce(): Promise<PermitTry>;
   /** Gives back permits nobody wants any more (acquired after the caller gave up). */
   giveBack(grant: PermitGrant): Promise<unknown>;
@@ -124,15 +137,13 @@ export class PermitAttempts<T> implements AttemptSource<T> {
     private readonly signal: AbortSignal | undefined,
   ) {}
 
-  async attempt(): Promise<number | null> {
-    const result = await this.source.tryOnce();
-    if (typeof result === 'number') return result;
-    if (this.abandoned) {
-      void this.giveBackQuietly(result);
+  attempt(): Promise<number | null> {
+    return this.source.tryOnce().then((result) => {
+      if (typeof result === 'number') return result;
+      if (this.abandoned) void this.giveBackQuietly(result);
+      else this.grant = result;
       return null;
-    }
-    this.grant = result;
-    return null;
+    });
   }
 
   abandon(): void {
@@ -170,8 +181,7 @@ export class PermitAttempts<T> implements AttemptSource<T> {
   private giveBackQuietly(grant: PermitGrant): Promise<void> {
     return this.source.giveBack(grant).then(
       () => undefined,
-      (error: unknown) =>
-        this.ctx.logger.debug('giving back unwanted permits failed', { name: grant.name, error }),
+      (error: unknown) => this.ctx.logger.debug('giving back unwanted permits failed', { name: grant.name, error }),
     );
   }
 }
@@ -207,7 +217,13 @@ const WAITING = new ClientLocal(() => new Map<string, Map<number, number>>());
  * at once. Only an acquisition that parks records what it wants: one served by its first attempt
  * touches no shared state (its turn came before any newcomer's).
  */
-export function waitForPermits<T>(ctx: ClientContext, channel: string, permits: number, call: SyncCall, source: PermitSource<T>): Promise<T> {
+export function waitForPermits<T>(
+  ctx: ClientContext,
+  channel: string,
+  permits: number,
+  call: SyncCall,
+  source: PermitSource<T>,
+): Promise<T> {
   // A single attempt (`waitTime` 0) neither queues nor parks: the wait loop ignores both for it.
   const waiting = ctx.local(WAITING);
   const demand = waiting.get(channel);
@@ -255,7 +271,12 @@ export function passPermits(ctx: ClientContext, channel: string, permits: number
  * Hands a release just sent (`releasing`, whose reply says whether it published) to this client's
  * oldest waiter parked on `channel`: its attempt follows the release on the same connection.
  */
-export function handOffRelease<R>(ctx: ClientContext, channel: string, releasing: Promise<R>, published: (reply: R) => boolean): Promise<R> {
+export function handOffRelease<R>(
+  ctx: ClientContext,
+  channel: string,
+  releasing: Promise<R>,
+  published: (reply: R) => boolean,
+): Promise<R> {
   const strategy = ctx.pubsub.strategyOf(channel);
   const handOff = strategy instanceof LocalHandOff ? strategy.handOff() : undefined;
   if (!handOff) return releasing;
@@ -298,12 +319,18 @@ export function acquireHandle(taker: PermitTaker, first: unknown, second: unknow
 export function tryAcquireHandle(taker: PermitTaker, first: unknown, second: unknown): Promise<PermitHandle | null> {
   return rejectingThrows(() => {
     const [permits, call] = permitCall(taker, first, second, 'tryAcquire');
-    return taker.take(permits, { ...call, waitTime: call.waitTime ?? 0 }, (grant) => (grant ? new PermitHandle(taker, grant) : null));
+    return taker.take(permits, { ...call, waitTime: call.waitTime ?? 0 }, (grant) =>
+      grant ? new PermitHandle(taker, grant) : null,
+    );
   });
 }
 
 /** `using(fn, options?)` of a semaphore kind: runs `fn` holding the permits, and gives them back. */
-export async function usingHandle<T>(taker: PermitTaker, fn: (signal: AbortSignal) => Promise<T> | T, options: unknown): Promise<T> {
+export async function usingHandle<T>(
+  taker: PermitTaker,
+  fn: (signal: AbortSignal) => Promise<T> | T,
+  options: unknown,
+): Promise<T> {
   checkCallback(fn);
   const call = resolveSyncOptions(options, ['permits', ...taker.acquireKeys], 'using');
   const { permits: _permits, ...acquireOptions } = (options ?? {}) as { permits?: unknown };

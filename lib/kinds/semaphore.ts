@@ -25,6 +25,7 @@ import {
   type TrySetPermitsOptions,
 } from './sync-options';
 import {
+  NO_PERMIT_IDS,
   PERMIT_RECHECK_MS,
   PermitGrant,
   acquireHandle,
@@ -33,6 +34,7 @@ import {
   usingHandle,
   waitForPermits,
   type PermitHandle,
+  type PermitTry,
 } from './permits';
 
 /** Plain permits have no lease: their grants are never tracked, so this is never asked to renew. */
@@ -42,9 +44,10 @@ const UNLEASED: LeaseKind = { noun: 'Permit', renew: (batch) => Promise.resolve(
 const KIND = 'semaphore';
 
 /**
- * What this client sends to one semaphore in one run of code, to go out in one script when the run
- * yields (its next microtask): its releases, and its acquire attempts, such as those of the waiters
- * one release message wakes, or those a release of its own woke (see `passPermits`). The script
+ * What this client sends to one semaphore in one run of code while it has waiters on its channel, to
+ * go out in one script when the run yields (its next microtask): its releases, and its acquire
+ * attempts, such as those of the waiters one release message wakes, or those a release of its own
+ * woke (see `passPermits`). The script
  * adds the releases first, then serves the attempts in the order they were made, each exactly as an
  * attempt of its own right behind the releases would be.
  */
@@ -73,28 +76,44 @@ class PermitBatch {
       const none = wanted.map(() => false);
       return released > 0 ? releasePermits(scripts, name, released).then(() => none) : Promise.resolve(none);
     }
-    return released > 0 ? releaseAndAcquirePermits(scripts, name, released, wanted) : tryAcquirePermits(scripts, name, wanted);
+    return released > 0
+      ? releaseAndAcquirePermits(scripts, name, released, wanted)
+      : tryAcquirePermits(scripts, name, wanted);
   }
 }
 /** A client's open batches, by semaphore name. */
 const OPEN_BATCHES = new ClientLocal(() => new Map<string, PermitBatch>());
 
-/** The batch open for `name` in this run of code, opened if there is none. */
-function openBatch(ctx: ClientContext, name: string): PermitBatch {
+/**
+ * The batch open for `name` in this run of code, opened if there is none while this client has
+ * waiters on `channel`. Without waiters no attempt or release must join another (nothing is passed,
+ * no message wakes anyone here): `undefined`, and the caller sends its script at once.
+ */
+function openBatch(ctx: ClientContext, name: string, channel: string): PermitBatch | undefined {
   const open = ctx.local(OPEN_BATCHES);
   let batch = open.get(name);
-  if (!batch) {
+  if (!batch && ctx.pubsub.hasWaiters(channel)) {
     batch = new PermitBatch(ctx, name, () => open.delete(name));
     open.set(name, batch);
   }
   return batch;
 }
 
-/** One acquire attempt, sent with this run's batch; resolves whether it got its permits. */
-function batchedAttempt(ctx: ClientContext, name: string, permits: number): Promise<boolean> {
-  const batch = openBatch(ctx, name);
+/**
+ * One attempt to take `permits`, sent with this run's batch if one is open; resolves the grant, or
+ * how long to park at most before the next.
+ */
+function attemptPermits(ctx: ClientContext, name: string, channel: string, permits: number): Promise<PermitTry> {
+  const batch = openBatch(ctx, name, channel);
+  if (!batch)
+    return tryAcquirePermits(ctx.scripts, name, [permits]).then((flags) => permitTry(flags[0], name, permits));
   const index = batch.wanted.push(permits) - 1;
-  return batch.flags.then((flags) => flags[index] === true);
+  return batch.flags.then((flags) => permitTry(flags[index], name, permits));
+}
+
+/** What an attempt that `took` (its flag) or did not yields. */
+function permitTry(took: boolean | undefined, name: string, permits: number): PermitTry {
+  return took === true ? new PermitGrant(UNLEASED, KIND, name, permits, NO_PERMIT_IDS) : PERMIT_RECHECK_MS;
 }
 
 /**
@@ -302,15 +321,21 @@ export class RSemaphore implements Holdable<PermitHandle> {
   }
 
   /**
-   * Adds `permits` with this run's batch, offered first to this client's parked waiters: those it may
-   * serve attempt in the same script, which takes their permits only if the count allows. A
-   * handle's `grant` emits `released` once they are back.
+   * Adds `permits`; with this run's batch if one is open, offered first to this client's parked
+   * waiters: those it may serve attempt in the same script, which takes their permits only if the
+   * count allows. A handle's `grant` emits `released` once they are back.
    */
   private releasePermits(permits: number, grant?: PermitGrant): Promise<void> {
-    const batch = openBatch(this.ctx, this.name);
-    batch.released += permits;
-    passPermits(this.ctx, this.channel, permits);
-    return batch.flags.then(() => grant?.released(this.ctx.emit));
+    const batch = openBatch(this.ctx, this.name, this.channel);
+    let sent: Promise<unknown>;
+    if (batch) {
+      batch.released += permits;
+      passPermits(this.ctx, this.channel, permits);
+      sent = batch.flags;
+    } else {
+      sent = releasePermits(this.ctx.scripts, this.name, permits);
+    }
+    return sent.then(() => grant?.released(this.ctx.emit));
   }
 
   /** @internal Acquires `permits` as `call` says; see `PermitTaker`. */
@@ -319,14 +344,14 @@ export class RSemaphore implements Holdable<PermitHandle> {
     if (permits === 0) {
       ctx.lifetime.throwIfAborted();
       call.signal?.throwIfAborted();
-      return Promise.resolve(outcome(new PermitGrant(UNLEASED, KIND, name, 0, [])));
+      return Promise.resolve(outcome(new PermitGrant(UNLEASED, KIND, name, 0, NO_PERMIT_IDS)));
     }
     const source = {
       name,
       kind: KIND,
       // Permits without an owner: an attempt whose outcome is unknown cannot be taken back, nor sent twice.
       resendsUncertain: false,
-      tryOnce: async () => ((await batchedAttempt(ctx, name, permits)) ? new PermitGrant(UNLEASED, KIND, name, permits, []) : PERMIT_RECHECK_MS),
+      tryOnce: () => attemptPermits(ctx, name, this.channel, permits),
       giveBack: () => releasePermits(ctx.scripts, name, permits),
       joinsReleases: true,
       outcome,
