@@ -322,7 +322,7 @@ describe('RLock parked waiter cost', () => {
   // bench's many-waiters weighs a whole waiting process): counted, and weighed from heap snapshots,
   // in a child process (fixture) whose heap is the library's alone.
   const waiters = 1_000;
-  let found: { newcomer: Record<string, number>; rewoken: Record<string, number> };
+  let found: { newcomer: Record<string, number>; rewoken: Record<string, number>; spread: Record<string, number> };
   beforeAll(async () => {
     const fixture = join(__dirname, 'fixtures', 'parked-waiters.mjs');
     const { stdout } = await promisify(execFile)(process.execPath, [fixture, server().url, String(waiters)], {
@@ -350,6 +350,15 @@ describe('RLock parked waiter cost', () => {
     // Those objects' bytes, in Node 20's layout (592; 724 with both resolving functions, its queue
     // place in a Set, and fields kept for trouble and state).
     expect(found.newcomer.liveBytes).toBeLessThanOrEqual(600);
+  });
+
+  it('waiters started together over many locks keep those objects, and a share of their channels', () => {
+    // As npm run bench's many-waiters starts them: each attempts, subscribes and parks, 10 a lock.
+    expect(found.spread.parked).toBe(waiters);
+    // Its promise alone; a channel keeps none once its SUBSCRIBE is answered (1.2 when it kept two).
+    expect(found.spread.livePromises).toBeLessThanOrEqual(1.01);
+    // Five objects, and six a channel (6.9 when a channel kept nine, and a waiter six).
+    expect(found.spread.liveObjects).toBeLessThanOrEqual(5.7);
   });
 
   it('a waiter woken for nothing parks again without a timer of its own', () => {
