@@ -350,6 +350,9 @@ describe('RLock parked waiter cost', () => {
     // Those objects' bytes, in Node 20's layout (592; 724 with both resolving functions, its queue
     // place in a Set, and fields kept for trouble and state).
     expect(found.newcomer.liveBytes).toBeLessThanOrEqual(600);
+    // A number field holding a fraction keeps a heap number: its start is kept in whole ms (2 when
+    // it was not); what is left is its turn's due time in the client's timer queue.
+    expect(found.newcomer.heapNumbers).toBeLessThanOrEqual(1.01);
   });
 
   it('waiters started together over many locks keep those objects, and a share of their channels', () => {

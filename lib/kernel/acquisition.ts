@@ -226,7 +226,11 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
   private setbacks: Setbacks | undefined;
   /** Ends the request's watch, once started. */
   private unwatch: (() => void) | undefined;
-  private readonly startedAt = performance.now();
+  /**
+   * When the call was made (monotonic ms), rounded down to a whole ms: a whole number is kept in the
+   * field itself, a fraction would cost a heap number per waiter.
+   */
+  private readonly startedAt = Math.floor(performance.now());
   attempts = 0;
   wakeUps = 0;
 
@@ -234,10 +238,15 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     return performance.now() - this.startedAt;
   }
 
-  /** When the wait time runs out (monotonic ms); `Infinity` without one. */
+  /**
+   * When the wait time runs out (monotonic ms); `Infinity` without one. A wait gets back the part of
+   * a ms `startedAt` lost to rounding, so that it never ends early; a single attempt (`waitTime` 0)
+   * has no wait to end.
+   */
   private get deadline(): number {
     const { waitTime } = this.request;
-    return waitTime === undefined ? Infinity : this.startedAt + waitTime;
+    if (waitTime === undefined) return Infinity;
+    return waitTime === 0 ? this.startedAt : this.startedAt + waitTime + 1;
   }
 
   /** Starts at once; settles its promise through `resolve`. */
