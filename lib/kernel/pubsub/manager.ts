@@ -385,8 +385,9 @@ export class PubSubManager {
     );
   }
 
+  /** Unsubscribes `entry` after its linger; not once closed (shutdown ends its waiters after clearing the drops). */
   private scheduleDrop(name: string, entry: ChannelEntry): void {
-    if (entry.refs > 0) return;
+    if (entry.refs > 0 || this.lifetime.signal.aborted) return;
     if (entry.linger <= 0) {
       setImmediate(() => this.dropIfUnused(name, entry));
       return;
