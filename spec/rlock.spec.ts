@@ -347,9 +347,10 @@ describe('RLock parked waiter cost', () => {
     // object itself is not kept, nor an object for its share of the channel's subscription, nor
     // one for its place in the channel's queue.
     expect(found.newcomer.liveObjects).toBeLessThanOrEqual(5.1);
-    // Those objects' bytes, in Node 20's layout (592; 724 with both resolving functions, its queue
-    // place in a Set, and fields kept for trouble and state).
-    expect(found.newcomer.liveBytes).toBeLessThanOrEqual(600);
+    // Those objects' bytes, in Node 20's layout (547; 724 with both resolving functions, its queue
+    // place in a Set, fields kept for trouble and state, two heap numbers, and the lock attempts
+    // keeping the last TTL read and the give-up's clean-up; 565 with only the last two).
+    expect(found.newcomer.liveBytes).toBeLessThanOrEqual(556);
     // A number field holding a fraction keeps a heap number: its start and its turn's due time in
     // the client's timer queue are kept in whole ms (2 when neither was).
     expect(found.newcomer.heapNumbers).toBeLessThanOrEqual(0.01);

@@ -37,13 +37,17 @@ export interface AttemptSource<T> {
    * @default true
    */
   readonly resendsUncertain?: boolean;
-  /** What the acquisition resolves once it acquired (`true`) or its wait time ran out (`false`). */
-  conclude(acquired: boolean, stats: WaitStats): T | Promise<T>;
+  /**
+   * What the acquisition resolves once it acquired (`true`) or its wait time ran out (`false`);
+   * `ttl`: what the last attempt read of the holder's remaining TTL (-1: no expiry, or acquired).
+   */
+  conclude(acquired: boolean, stats: WaitStats, ttl: number): T | Promise<T>;
   /**
    * Told once when the acquisition ends without acquiring, whichever way (time-out, abort, error,
-   * shutdown), before it settles: the place to undo what waiting left in Redis.
+   * shutdown), before it settles: the place to undo what waiting left in Redis. May return that
+   * clean-up (never rejecting): a time-out concludes once it is done.
    */
-  gaveUp?(reason: GiveUpReason, stats: WaitStats): void;
+  gaveUp?(reason: GiveUpReason, stats: WaitStats): Promise<unknown> | undefined;
 }
 
 /** How an acquisition went, for metrics. */
@@ -389,9 +393,9 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     this.clearTimer();
     this.reportAttempt(ttl === null);
     if (this.phase === 'done') return;
-    if (ttl === null) return this.settle(true);
+    if (ttl === null) return this.settle(true, -1);
     const left = this.deadline - performance.now();
-    if (left <= 0) return this.settle(false);
+    if (left <= 0) return this.settle(false, ttl);
     if (this.subscription === undefined) return this.subscribe();
     this.wait(left, ttl);
   }
@@ -497,11 +501,14 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     setbacks.overdue = undefined;
   }
 
-  private settle(acquired: boolean): void {
-    if (!this.end(acquired, 'timeout')) return;
+  /** Resolves what the attempts make of the outcome; `ttl`: what the last attempt read (see `conclude`). */
+  private settle(acquired: boolean, ttl: number): void {
+    const ended = this.end(acquired, 'timeout');
+    if (ended === false) return;
     if (acquired) this.reportAcquired();
+    const conclude = (): T | Promise<T> => this.request.attempts.conclude(acquired, this, ttl);
     try {
-      this.resolve(this.request.attempts.conclude(acquired, this));
+      this.resolve(ended === true ? conclude() : ended.then(conclude));
     } catch (error) {
       this.reject(error);
     }
@@ -516,7 +523,7 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
   private fail(error: unknown): void {
     if (this.phase === 'done') return;
     if (this.phase === 'attempting') this.request.attempts.abandon();
-    this.end(false, this.reasonOf(error));
+    void this.end(false, this.reasonOf(error)); // a rejection waits for no clean-up
     this.reject(error);
   }
 
@@ -538,8 +545,11 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     else emitAcquired(emit, holder, this);
   }
 
-  /** Leaves everything the acquisition joined, once; returns whether this call did. */
-  private end(acquired: boolean, reason: GiveUpReason): boolean {
+  /**
+   * Leaves everything the acquisition joined, once. Returns `false` when it had ended already; else
+   * the give-up's clean-up if it returned one (see {@link AttemptSource.gaveUp}), or `true`.
+   */
+  private end(acquired: boolean, reason: GiveUpReason): Promise<unknown> | boolean {
     if (this.phase === 'done') return false;
     const parked = this.phase === 'parked';
     this.phase = 'done';
@@ -554,8 +564,7 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     if (kind !== undefined && this.ctx.emit.heard('acquireFailed')) {
       emitAcquireFailed(this.ctx.emit, { kind, name, owner: attempts.owner }, reason, this);
     }
-    attempts.gaveUp?.(reason, this);
-    return true;
+    return attempts.gaveUp?.(reason, this) ?? true;
   }
 }
 
