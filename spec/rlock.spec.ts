@@ -347,10 +347,14 @@ describe('RLock parked waiter cost', () => {
     // object itself is not kept, nor an object for its share of the channel's subscription, nor
     // one for its place in the channel's queue.
     expect(found.newcomer.liveObjects).toBeLessThanOrEqual(5.1);
-    // Those objects' bytes, in Node 20's layout (547; 724 with both resolving functions, its queue
-    // place in a Set, fields kept for trouble and state, two heap numbers, and the lock attempts
-    // keeping the last TTL read and the give-up's clean-up; 565 with only the last two).
+    // Those objects' bytes, in Node 20's layout (541; 724 with both resolving functions, its queue
+    // place in a Set, fields kept for trouble, state and the attempt's reporter, two heap numbers,
+    // and the lock attempts keeping the last TTL read and the give-up's clean-up).
     expect(found.newcomer.liveBytes).toBeLessThanOrEqual(556);
+    // The two largest, by their fields: the acquisition's 14 (22 before: 200 B), the lock attempts'
+    // 8 (10 before: 104 B), each 8 B after a 24 B header.
+    expect(found.newcomer.acquisitionBytes).toBeLessThanOrEqual(24 + 14 * 8);
+    expect(found.newcomer.lockAttemptsBytes).toBeLessThanOrEqual(24 + 8 * 8);
     // A number field holding a fraction keeps a heap number: its start and its turn's due time in
     // the client's timer queue are kept in whole ms (2 when neither was).
     expect(found.newcomer.heapNumbers).toBeLessThanOrEqual(0.01);

@@ -221,8 +221,6 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
    */
   private subscription: Subscription | null | undefined;
   private phase: Phase = 'between';
-  /** Who woke this attempt and wants its outcome (a local hand-off). */
-  private report: AttemptReport | undefined;
   /** @internal The wait timer's (see {@link Timed}). */
   dueAt = 0;
   /** @internal The wait timer's (see {@link Timed}). */
@@ -310,8 +308,7 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
   private tryAgain(report: AttemptReport | undefined): void {
     this.ctx.pending.add(this);
     this.clearTimer();
-    this.report = report;
-    this.attempt();
+    this.attempt(report);
   }
 
   /** Offered what this client is releasing, while parked: claimed if the attempts may use it (the queue then wakes it). */
@@ -343,15 +340,19 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     this.phase = 'between';
   }
 
-  private attempt(): void {
-    if (this.phase === 'done') return this.reportAttempt(false);
+  /**
+   * Sends one attempt. `report`: who woke the acquisition for it and wants its outcome (a local
+   * hand-off, the TTL re-check), kept by the reply's callbacks rather than in a field.
+   */
+  private attempt(report?: AttemptReport): void {
+    if (this.phase === 'done') return report?.attempted(false);
     this.phase = 'attempting';
     this.attempts += 1;
     // Bounds the attempt's reply by the deadline plus the grace (no timer runs during an attempt).
     if (this.deadline !== Infinity) this.startTimer(this.deadline - performance.now() + this.ctx.replyBound.grace);
     this.request.attempts.attempt(this).then(
-      (ttl) => this.attempted(ttl),
-      (error: unknown) => this.attemptFailed(error),
+      (ttl) => this.attempted(ttl, report),
+      (error: unknown) => this.attemptFailed(error, report),
     );
   }
 
@@ -387,11 +388,11 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     return new RedisUnavailableError(this.request.name, 'acquire', this.request.waitTime, cause);
   }
 
-  private attempted(ttl: number | null): void {
+  private attempted(ttl: number | null, report: AttemptReport | undefined): void {
     this.attemptSettled();
     if (this.setbacks) this.setbacks.lastFailure = undefined;
     this.clearTimer();
-    this.reportAttempt(ttl === null);
+    report?.attempted(ttl === null);
     if (this.phase === 'done') return;
     if (ttl === null) return this.settle(true, -1);
     const left = this.deadline - performance.now();
@@ -404,10 +405,10 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
    * A transport failure is tried again on the back-off while time is left, unless the attempt's
    * outcome is unknown and it cannot be sent twice; any other error rejects as it is.
    */
-  private attemptFailed(error: unknown): void {
+  private attemptFailed(error: unknown, report: AttemptReport | undefined): void {
     this.attemptSettled();
     this.clearTimer();
-    this.reportAttempt(false);
+    report?.attempted(false);
     if (this.phase === 'done') return;
     if (!isTransportError(error)) return this.fail(error);
     const setbacks = this.setback();
@@ -422,12 +423,6 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
 
   private attemptSettled(): void {
     if (this.phase === 'attempting') this.phase = 'between';
-  }
-
-  private reportAttempt(acquired: boolean): void {
-    const report = this.report;
-    this.report = undefined;
-    report?.attempted(acquired);
   }
 
   private subscribe(): void {
