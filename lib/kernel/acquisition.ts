@@ -281,7 +281,8 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     }
     // On a channel already subscribed (shared, or lingering) a share taken before the first attempt
     // hears every release after it: no second attempt is needed once subscribed.
-    if (waitTime !== 0 && channel !== undefined) this.subscription = ctx.pubsub.shareConfirmed(channel, this.shareOptions);
+    if (waitTime !== 0 && channel !== undefined)
+      this.subscription = ctx.pubsub.shareConfirmed(channel, this.shareOptions);
     this.attempt();
   }
 
@@ -416,7 +417,10 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     const left = this.deadline - performance.now();
     const resend = this.request.attempts.resendsUncertain !== false || surelyNotRun(error);
     if (!resend || left <= 0) return this.fail(this.unavailable(error));
-    this.ctx.logger.debug('an acquire attempt failed in transit; trying again within the wait', { name: this.request.name, error });
+    this.ctx.logger.debug('an acquire attempt failed in transit; trying again within the wait', {
+      name: this.request.name,
+      error,
+    });
     this.startTimer(Math.min(left, this.request.backOff(setbacks.failures)));
     setbacks.failures += 1;
   }

@@ -29,7 +29,10 @@ const SUBSCRIBE_RETRY_MS = 200;
  * with it. ioredis picks another connection; a retry goes there.
  */
 function isDroppedByConnection(error: unknown): boolean {
-  return error instanceof Error && /Connection is closed|allowed in this context|Connection in subscriber mode/.test(error.message);
+  return (
+    error instanceof Error &&
+    /Connection is closed|allowed in this context|Connection in subscriber mode/.test(error.message)
+  );
 }
 
 /** Pause after the client's cluster connection lost a node before every channel is subscribed again, in ms. */
@@ -423,12 +426,16 @@ export class PubSubManager {
   private async onReconnect(): Promise<void> {
     const names = [...this.entries.keys()];
     if (names.length > 0) {
-      await this.subscribeRetrying(names, () => true).catch((error: unknown) => this.settings.onError(error, 're-SUBSCRIBE'));
+      await this.subscribeRetrying(names, () => true).catch((error: unknown) =>
+        this.settings.onError(error, 're-SUBSCRIBE'),
+      );
     }
     const listened = [...this.listened.keys()];
     // On a Cluster they are on connections of their own, which subscribe again by themselves.
     if (listened.length > 0 && !this.topology.cluster) {
-      await this.sendClassic('subscribe', listened).catch((error: unknown) => this.settings.onError(error, 're-SUBSCRIBE'));
+      await this.sendClassic('subscribe', listened).catch((error: unknown) =>
+        this.settings.onError(error, 're-SUBSCRIBE'),
+      );
     }
     for (const entry of this.entries.values()) {
       entry.strategy.reset?.();
@@ -661,6 +668,4 @@ export class PubSubManager {
     }
     this.settings.onReconnect(names.length);
   }
-
-
 }
