@@ -108,6 +108,8 @@ describe('local hand-off: a release passed straight to the next waiter of the sa
 
 /** A parked waiter that records its wake-ups. */
 class RecordingWaiter implements Waiter {
+  prevLinked: Waiter | undefined;
+  nextLinked: Waiter | undefined;
   wakes = 0;
   handOffs: HandOff[] = [];
   wake(report?: AttemptReport): void {

@@ -92,6 +92,23 @@ describe('nothing left behind', () => {
     await expectUnsubscribed(admin(), 'redisson_lock__channel:{closing}');
   });
 
+  it('leaves no timer behind when shutdown closes a parked waiter whose channel would linger', async () => {
+    const holder = client();
+    const waiter = client({ fairLockChannelLinger: 60_000 });
+    await holder.getFairLock('closing-linger').lock({ leaseTime: 30_000 });
+    const timers = trackTimers();
+    try {
+      // A given owner's fair-lock channel lingers after its wait (a fresh owner's goes at once).
+      const waiting = waiter.getFairLock('closing-linger').lock({ threadId: 7 });
+      await eventually(() => waiter.diagnostics().waiters === 1, 5_000, 'a parked waiter');
+      await waiter.shutdown();
+      await expect(waiting).rejects.toMatchObject({ code: 'ERR_CLIENT_CLOSED' });
+      expect(await timers.settle()).toBe(0);
+    } finally {
+      timers.stop();
+    }
+  });
+
   it('lets the process exit by itself after shutdown() and closing its own connection', async () => {
     const script = `
       const Redis = require('ioredis');

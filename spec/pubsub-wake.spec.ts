@@ -11,6 +11,8 @@ const { admin, server } = useRedis();
 
 /** A waiter that counts its wake-ups, and keeps what its TTL re-checks want told. */
 class CountingWaiter implements Waiter {
+  prevLinked: Waiter | undefined;
+  nextLinked: Waiter | undefined;
   wakes = 0;
   readonly rechecks: AttemptReport[] = [];
   wake(): void {

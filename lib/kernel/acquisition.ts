@@ -37,13 +37,17 @@ export interface AttemptSource<T> {
    * @default true
    */
   readonly resendsUncertain?: boolean;
-  /** What the acquisition resolves once it acquired (`true`) or its wait time ran out (`false`). */
-  conclude(acquired: boolean, stats: WaitStats): T | Promise<T>;
+  /**
+   * What the acquisition resolves once it acquired (`true`) or its wait time ran out (`false`);
+   * `ttl`: what the last attempt read of the holder's remaining TTL (-1: no expiry, or acquired).
+   */
+  conclude(acquired: boolean, stats: WaitStats, ttl: number): T | Promise<T>;
   /**
    * Told once when the acquisition ends without acquiring, whichever way (time-out, abort, error,
-   * shutdown), before it settles: the place to undo what waiting left in Redis.
+   * shutdown), before it settles: the place to undo what waiting left in Redis. May return that
+   * clean-up (never rejecting): a time-out concludes once it is done.
    */
-  gaveUp?(reason: GiveUpReason, stats: WaitStats): void;
+  gaveUp?(reason: GiveUpReason, stats: WaitStats): Promise<unknown> | undefined;
 }
 
 /** How an acquisition went, for metrics. */
@@ -98,7 +102,10 @@ export interface WaitContext {
   readonly logger: Logger;
   /** Aborted with `ClientClosedError` on shutdown. */
   readonly lifetime: AbortSignal;
-  /** Acquisitions under way; the client closes them all on shutdown. */
+  /**
+   * Acquisitions under way, but for those parked on a channel (its wait queue holds them, and the
+   * pub/sub manager closes it); the client closes them all on shutdown.
+   */
   readonly pending: LinkedSet<Closable>;
   /** How long past its wait time an attempt in flight is waited for. */
   readonly replyBound: ReplyBound;
@@ -168,44 +175,64 @@ export interface WaitRequest<T> {
  * it land) and the wait rejects with `RedisUnavailableError` too.
  */
 export function acquireWithWait<T>(ctx: WaitContext, request: WaitRequest<T>): Promise<T> {
-  return new Promise<T>((resolve, reject) => void new Acquisition(ctx, request, resolve, reject));
+  return new Promise<T>((resolve) => void new Acquisition(ctx, request, resolve));
 }
+
+/**
+ * What only an acquisition that met trouble keeps (an attempt failed in transit or went unanswered,
+ * or it waits without a subscription), made when it first does: a parked waiter costs less without it.
+ */
+interface Setbacks {
+  /** Re-checks so far without a subscription, or attempts that failed in transit: the back-off's step. */
+  failures: number;
+  /** The transport error of the latest attempt that failed in transit, if any. */
+  lastFailure: unknown;
+  /** Set when the reply bound ran out: gives up after the I/O already received is handled. */
+  overdue: NodeJS.Immediate | undefined;
+  /** The reply bound was extended for replica sync. */
+  extended: boolean;
+}
+
+/**
+ * Where an acquisition is: between steps (subscribing, sleeping a back-off), waiting for an attempt's
+ * reply, parked in its channel's wait queue, or ended.
+ */
+type Phase = 'between' | 'attempting' | 'parked' | 'done';
 
 /**
  * One acquisition, run as a small state machine rather than an async loop: a parked waiter is this
  * object, its place in the client's timer queue and its promise, with no suspended frames. Each step
  * is started by the one before (an attempt's reply, the subscription, a wake-up, the timer), and
- * `end` ends it once.
+ * `end` ends it once. Thousands may be parked at once, so it keeps few fields: what can be derived
+ * is, what only trouble needs is made on demand ({@link Setbacks}), and its promise is settled
+ * through its resolving function alone (a failure resolves it with a rejected promise).
  */
 class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
-  /** @internal The client's set of acquisitions under way (see {@link LinkedSet}). */
-  prevLinked: Closable | undefined;
+  /**
+   * @internal The links of the one {@link LinkedSet} it is in: the client's acquisitions under way,
+   * or while parked its channel's wait queue.
+   */
+  prevLinked: (Closable & Waiter) | undefined;
   /** @internal See {@link prevLinked}. */
-  nextLinked: Closable | undefined;
-  private subscription: Subscription | undefined;
-  /** No channel, or no subscription could be made: re-check on a timer instead. */
-  private degraded: boolean;
-  /** Re-checks so far without a subscription. */
-  private failures = 0;
-  /** Parked behind local waiters before the first attempt. */
-  private queueFirst = false;
-  private attempting = false;
-  /** Who woke this attempt and wants its outcome (a local hand-off). */
-  private report: AttemptReport | undefined;
+  nextLinked: (Closable & Waiter) | undefined;
+  /**
+   * The channel's subscription; `undefined` until one is taken, `null` when there is none to be had
+   * (no channel, or the SUBSCRIBE failed): the wait re-checks on a timer instead.
+   */
+  private subscription: Subscription | null | undefined;
+  private phase: Phase = 'between';
   /** @internal The wait timer's (see {@link Timed}). */
   dueAt = 0;
   /** @internal The wait timer's (see {@link Timed}). */
   queueIndex = -1;
-  /** Set when the reply bound ran out: gives up after the I/O already received is handled. */
-  private overdue: NodeJS.Immediate | undefined;
-  /** The reply bound was extended for replica sync. */
-  private extended = false;
-  /** The transport error of the latest attempt that failed in transit, if any. */
-  private lastFailure: unknown;
-  private done = false;
+  private setbacks: Setbacks | undefined;
   /** Ends the request's watch, once started. */
   private unwatch: (() => void) | undefined;
-  private readonly startedAt = performance.now();
+  /**
+   * When the call was made (monotonic ms), rounded down to a whole ms: a whole number is kept in the
+   * field itself, a fraction would cost a heap number per waiter.
+   */
+  private readonly startedAt = Math.floor(performance.now());
   attempts = 0;
   wakeUps = 0;
 
@@ -213,42 +240,49 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     return performance.now() - this.startedAt;
   }
 
-  /** When the wait time runs out (monotonic ms); `Infinity` without one. */
+  /**
+   * When the wait time runs out (monotonic ms); `Infinity` without one. A wait gets back the part of
+   * a ms `startedAt` lost to rounding, so that it never ends early; a single attempt (`waitTime` 0)
+   * has no wait to end.
+   */
   private get deadline(): number {
     const { waitTime } = this.request;
-    return waitTime === undefined ? Infinity : this.startedAt + waitTime;
+    if (waitTime === undefined) return Infinity;
+    return waitTime === 0 ? this.startedAt : this.startedAt + waitTime + 1;
   }
 
-  /** Starts at once; settles its promise through `resolve` and `reject`. */
+  /** Starts at once; settles its promise through `resolve`. */
   constructor(
     private readonly ctx: WaitContext,
     private readonly request: WaitRequest<T>,
     private readonly resolve: (value: T | Promise<T>) => void,
-    private readonly reject: (error: unknown) => void,
   ) {
     const { waitTime, signal, channel } = request;
-    this.degraded = channel === undefined;
+    if (channel === undefined) this.subscription = null;
     const stoppedBy = signal?.aborted ? signal : ctx.lifetime.aborted ? ctx.lifetime : undefined;
     if (stoppedBy) {
-      this.done = true;
+      this.phase = 'done';
       this.reject(stoppedBy.reason);
       return;
     }
     signal?.addEventListener('abort', this, { once: true });
     ctx.pending.add(this);
     // Behind local waiters, a newcomer takes its place in line instead of barging: its attempt would
-    // beat theirs (it goes out at once, theirs only after the release message), starving them.
-    this.queueFirst = request.queueFirst !== false && waitTime !== 0 && channel !== undefined && ctx.pubsub.hasWaiters(channel);
-    if (this.queueFirst) {
+    // beat theirs (it goes out at once, theirs only after the release message), starving them. It
+    // subscribes before any attempt: once subscribed, it waits its turn (see `subscribed`).
+    const queueFirst =
+      request.queueFirst !== false && waitTime !== 0 && channel !== undefined && ctx.pubsub.hasWaiters(channel);
+    if (queueFirst) {
       // Local waiters share the channel: its SUBSCRIBE is most likely confirmed, and then it parks now.
-      const shared = ctx.pubsub.shareConfirmed(channel!, this.shareOptions);
+      const shared = ctx.pubsub.shareConfirmed(channel, this.shareOptions);
       if (shared) this.subscribed(shared);
       else this.subscribe();
       return;
     }
     // On a channel already subscribed (shared, or lingering) a share taken before the first attempt
     // hears every release after it: no second attempt is needed once subscribed.
-    if (waitTime !== 0 && channel !== undefined) this.subscription = ctx.pubsub.shareConfirmed(channel, this.shareOptions);
+    if (waitTime !== 0 && channel !== undefined)
+      this.subscription = ctx.pubsub.shareConfirmed(channel, this.shareOptions);
     this.attempt();
   }
 
@@ -271,18 +305,16 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     this.tryAgain(report);
   }
 
-  /** Out of the queue: attempts at once, telling `report` the outcome. */
+  /** Out of the queue (or never in it): attempts at once, telling `report` the outcome. */
   private tryAgain(report: AttemptReport | undefined): void {
+    this.ctx.pending.add(this);
     this.clearTimer();
-    this.report = report;
-    this.attempt();
+    this.attempt(report);
   }
 
-  /** Offered what this client is releasing, while parked: claimed if the attempts may use it, attempting at once. */
+  /** Offered what this client is releasing, while parked: claimed if the attempts may use it (the queue then wakes it). */
   claim(gift: unknown): boolean {
-    if (this.done || !this.request.attempts.claim?.(gift)) return false;
-    this.wake();
-    return true;
+    return this.request.attempts.claim?.(gift) === true;
   }
 
   /** The client is closing (called by the queue, or by the client for acquisitions not parked). */
@@ -297,21 +329,31 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
 
   /** @internal The wait's timer fired (while an attempt is in flight: its reply bound ran out). */
   timeUp(): void {
-    if (this.attempting) return this.replyOverdue();
-    this.subscription?.leave(this);
+    if (this.phase === 'attempting') return this.replyOverdue();
+    if (this.phase === 'parked') this.unpark();
     this.attempt();
   }
 
-  private attempt(): void {
-    if (this.done) return this.reportAttempt(false);
-    this.queueFirst = false;
-    this.attempting = true;
+  /** Takes a parked acquisition out of its channel's queue, back into the client's set. */
+  private unpark(): void {
+    this.subscription?.leave(this);
+    this.ctx.pending.add(this);
+    this.phase = 'between';
+  }
+
+  /**
+   * Sends one attempt. `report`: who woke the acquisition for it and wants its outcome (a local
+   * hand-off, the TTL re-check), kept by the reply's callbacks rather than in a field.
+   */
+  private attempt(report?: AttemptReport): void {
+    if (this.phase === 'done') return report?.attempted(false);
+    this.phase = 'attempting';
     this.attempts += 1;
     // Bounds the attempt's reply by the deadline plus the grace (no timer runs during an attempt).
     if (this.deadline !== Infinity) this.startTimer(this.deadline - performance.now() + this.ctx.replyBound.grace);
     this.request.attempts.attempt(this).then(
-      (ttl) => this.attempted(ttl),
-      (error: unknown) => this.attemptFailed(error),
+      (ttl) => this.attempted(ttl, report),
+      (error: unknown) => this.attemptFailed(error, report),
     );
   }
 
@@ -322,34 +364,41 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
    */
   private replyOverdue(): void {
     const bound = this.ctx.replyBound;
-    if (!this.extended && bound.syncing()) {
-      this.extended = true;
+    const setbacks = this.setback();
+    if (!setbacks.extended && bound.syncing()) {
+      setbacks.extended = true;
       return this.startTimer(bound.syncGrace);
     }
     // Not unref'd: an unref'd immediate lets the loop sleep in its poll phase first (it runs this turn).
-    this.overdue = setImmediate(giveUpOnReply, this);
+    setbacks.overdue = setImmediate(giveUpOnReply, this);
   }
 
   /** @internal The reply bound ran out and the I/O received meanwhile was handled. */
   noReply(): void {
-    this.overdue = undefined;
-    if (this.attempting) this.fail(this.unavailable(this.lastFailure));
+    const setbacks = this.setback();
+    setbacks.overdue = undefined;
+    if (this.phase === 'attempting') this.fail(this.unavailable(setbacks.lastFailure));
+  }
+
+  /** The acquisition's {@link Setbacks}, made on first use. */
+  private setback(): Setbacks {
+    return (this.setbacks ??= { failures: 0, lastFailure: undefined, overdue: undefined, extended: false });
   }
 
   private unavailable(cause: unknown): RedisUnavailableError {
     return new RedisUnavailableError(this.request.name, 'acquire', this.request.waitTime, cause);
   }
 
-  private attempted(ttl: number | null): void {
-    this.attempting = false;
-    this.lastFailure = undefined;
+  private attempted(ttl: number | null, report: AttemptReport | undefined): void {
+    this.attemptSettled();
+    if (this.setbacks) this.setbacks.lastFailure = undefined;
     this.clearTimer();
-    this.reportAttempt(ttl === null);
-    if (this.done) return;
-    if (ttl === null) return this.settle(true);
+    report?.attempted(ttl === null);
+    if (this.phase === 'done') return;
+    if (ttl === null) return this.settle(true, -1);
     const left = this.deadline - performance.now();
-    if (left <= 0) return this.settle(false);
-    if (!this.subscription && !this.degraded) return this.subscribe();
+    if (left <= 0) return this.settle(false, ttl);
+    if (this.subscription === undefined) return this.subscribe();
     this.wait(left, ttl);
   }
 
@@ -357,25 +406,27 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
    * A transport failure is tried again on the back-off while time is left, unless the attempt's
    * outcome is unknown and it cannot be sent twice; any other error rejects as it is.
    */
-  private attemptFailed(error: unknown): void {
-    this.attempting = false;
+  private attemptFailed(error: unknown, report: AttemptReport | undefined): void {
+    this.attemptSettled();
     this.clearTimer();
-    this.reportAttempt(false);
-    if (this.done) return;
+    report?.attempted(false);
+    if (this.phase === 'done') return;
     if (!isTransportError(error)) return this.fail(error);
-    this.lastFailure = error;
+    const setbacks = this.setback();
+    setbacks.lastFailure = error;
     const left = this.deadline - performance.now();
     const resend = this.request.attempts.resendsUncertain !== false || surelyNotRun(error);
     if (!resend || left <= 0) return this.fail(this.unavailable(error));
-    this.ctx.logger.debug('an acquire attempt failed in transit; trying again within the wait', { name: this.request.name, error });
-    this.startTimer(Math.min(left, this.request.backOff(this.failures)));
-    this.failures += 1;
+    this.ctx.logger.debug('an acquire attempt failed in transit; trying again within the wait', {
+      name: this.request.name,
+      error,
+    });
+    this.startTimer(Math.min(left, this.request.backOff(setbacks.failures)));
+    setbacks.failures += 1;
   }
 
-  private reportAttempt(acquired: boolean): void {
-    const report = this.report;
-    this.report = undefined;
-    report?.attempted(acquired);
+  private attemptSettled(): void {
+    if (this.phase === 'attempting') this.phase = 'between';
   }
 
   private subscribe(): void {
@@ -387,10 +438,11 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     );
   }
 
+  /** Subscribed: a newcomer queued behind local waiters (no attempt yet) waits its turn, bounded; others attempt. */
   private subscribed(subscription: Subscription): void {
-    if (this.done) return subscription.release(false);
+    if (this.phase === 'done') return subscription.release(false);
     this.subscription = subscription;
-    if (this.queueFirst) this.wait(Math.min(this.request.turnBound, this.deadline - performance.now()));
+    if (this.attempts === 0) this.wait(Math.min(this.request.turnBound, this.deadline - performance.now()));
     else this.attempt();
   }
 
@@ -399,13 +451,13 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
    * waited out: falling back would hide a misconfigured ACL behind slow polling, so it rejects.
    */
   private subscribeFailed(error: unknown): void {
-    if (this.done) return;
+    if (this.phase === 'done') return;
     if (isPermissionError(error)) return this.fail(error);
     this.ctx.logger.debug('subscription failed; waiting on TTL-bounded re-checks instead', {
       channel: this.request.channel,
       error,
     });
-    this.degraded = true;
+    this.subscription = null;
     this.attempt();
   }
 
@@ -419,16 +471,20 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     const watch = this.unwatch ? undefined : this.request.watch;
     if (watch) this.unwatch = watch((error) => this.fail(error));
     if (this.subscription) {
+      // Parked, it is in its channel's queue instead of the client's set (see `WaitContext.pending`).
+      this.ctx.pending.delete(this);
       try {
-        if (!this.subscription.park(this, ttl)) return this.attempt();
+        if (!this.subscription.park(this, ttl)) return this.tryAgain(undefined);
       } catch (error) {
         return this.fail(error);
       }
+      this.phase = 'parked';
       this.startTimer(bound);
     } else {
       const expiry = ttl !== undefined && ttl >= 0 ? ttl : Infinity;
-      this.startTimer(Math.min(bound, expiry, this.request.backOff(this.failures)));
-      this.failures += 1;
+      const setbacks = this.setback();
+      this.startTimer(Math.min(bound, expiry, this.request.backOff(setbacks.failures)));
+      setbacks.failures += 1;
     }
   }
 
@@ -438,25 +494,35 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
 
   private clearTimer(): void {
     this.ctx.timers.cancel(this);
-    if (this.overdue) clearImmediate(this.overdue);
-    this.overdue = undefined;
+    const setbacks = this.setbacks;
+    if (!setbacks?.overdue) return;
+    clearImmediate(setbacks.overdue);
+    setbacks.overdue = undefined;
   }
 
-  private settle(acquired: boolean): void {
-    if (!this.end(acquired, 'timeout')) return;
+  /** Resolves what the attempts make of the outcome; `ttl`: what the last attempt read (see `conclude`). */
+  private settle(acquired: boolean, ttl: number): void {
+    const ended = this.end(acquired, 'timeout');
+    if (ended === false) return;
     if (acquired) this.reportAcquired();
+    const conclude = (): T | Promise<T> => this.request.attempts.conclude(acquired, this, ttl);
     try {
-      this.resolve(this.request.attempts.conclude(acquired, this));
+      this.resolve(ended === true ? conclude() : ended.then(conclude));
     } catch (error) {
       this.reject(error);
     }
   }
 
+  /** Rejects the acquisition's promise with `error`, through its resolving function. */
+  private reject(error: unknown): void {
+    this.resolve(Promise.reject(error));
+  }
+
   /** Rejects; an attempt still in flight is abandoned, so that a late success is undone. */
   private fail(error: unknown): void {
-    if (this.done) return;
-    if (this.attempting) this.request.attempts.abandon();
-    this.end(false, this.reasonOf(error));
+    if (this.phase === 'done') return;
+    if (this.phase === 'attempting') this.request.attempts.abandon();
+    void this.end(false, this.reasonOf(error)); // a rejection waits for no clean-up
     this.reject(error);
   }
 
@@ -478,23 +544,26 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     else emitAcquired(emit, holder, this);
   }
 
-  /** Leaves everything the acquisition joined, once; returns whether this call did. */
-  private end(acquired: boolean, reason: GiveUpReason): boolean {
-    if (this.done) return false;
-    this.done = true;
+  /**
+   * Leaves everything the acquisition joined, once. Returns `false` when it had ended already; else
+   * the give-up's clean-up if it returned one (see {@link AttemptSource.gaveUp}), or `true`.
+   */
+  private end(acquired: boolean, reason: GiveUpReason): Promise<unknown> | boolean {
+    if (this.phase === 'done') return false;
+    const parked = this.phase === 'parked';
+    this.phase = 'done';
     this.clearTimer();
     this.unwatch?.();
-    this.subscription?.leave(this);
+    if (parked) this.subscription?.leave(this);
+    else this.ctx.pending.delete(this);
     this.request.signal?.removeEventListener('abort', this);
-    this.ctx.pending.delete(this);
     this.subscription?.release(acquired);
     if (acquired) return true;
     const { kind, name, attempts } = this.request;
     if (kind !== undefined && this.ctx.emit.heard('acquireFailed')) {
       emitAcquireFailed(this.ctx.emit, { kind, name, owner: attempts.owner }, reason, this);
     }
-    attempts.gaveUp?.(reason, this);
-    return true;
+    return attempts.gaveUp?.(reason, this) ?? true;
   }
 }
 

@@ -15,7 +15,7 @@ export interface Linked<T> {
  * current member while iterating is allowed.
  */
 export class LinkedSet<T extends Linked<T>> implements Iterable<T> {
-  private first: T | undefined;
+  private head: T | undefined;
   private last: T | undefined;
   private count = 0;
 
@@ -23,8 +23,13 @@ export class LinkedSet<T extends Linked<T>> implements Iterable<T> {
     return this.count;
   }
 
+  /** The oldest member. */
+  get first(): T | undefined {
+    return this.head;
+  }
+
   has(item: T): boolean {
-    return item.prevLinked !== undefined || this.first === item;
+    return item.prevLinked !== undefined || this.head === item;
   }
 
   add(item: T): void {
@@ -32,7 +37,7 @@ export class LinkedSet<T extends Linked<T>> implements Iterable<T> {
     item.prevLinked = this.last;
     item.nextLinked = undefined;
     if (this.last) this.last.nextLinked = item;
-    else this.first = item;
+    else this.head = item;
     this.last = item;
     this.count += 1;
   }
@@ -42,7 +47,7 @@ export class LinkedSet<T extends Linked<T>> implements Iterable<T> {
     if (!this.has(item)) return false;
     const { prevLinked, nextLinked } = item;
     if (prevLinked) prevLinked.nextLinked = nextLinked;
-    else this.first = nextLinked;
+    else this.head = nextLinked;
     if (nextLinked) nextLinked.prevLinked = prevLinked;
     else this.last = prevLinked;
     item.prevLinked = undefined;
@@ -52,7 +57,7 @@ export class LinkedSet<T extends Linked<T>> implements Iterable<T> {
   }
 
   *[Symbol.iterator](): Iterator<T> {
-    let item = this.first;
+    let item = this.head;
     while (item) {
       const next: T | undefined = item.nextLinked;
       yield item;

@@ -17,6 +17,7 @@ import {
   type AttemptSource,
   type BackOff,
   type WaitRequest,
+  type WaitStats,
 } from './acquisition';
 import type { ClientContext } from './context';
 import { LocalHandOff } from './hand-off';
@@ -570,11 +571,7 @@ class LockAttempts<T> implements WaitRequest<T>, AttemptSource<T>, AttemptInput 
   private abandoned = false;
   /** What an attempt acquired, once one did. */
   private hold: Hold | undefined;
-  /** The kind's clean-up after giving up, if any; a time-out resolves after it. */
-  private cleanUp: Promise<void> | undefined;
   believedHolds = 0;
-  /** The holder's TTL the latest refused attempt reported. */
-  private lastTtl = -1;
 
   constructor(
     private readonly core: LockCore,
@@ -661,25 +658,19 @@ class LockAttempts<T> implements WaitRequest<T>, AttemptSource<T>, AttemptInput 
    * The attempts.
    */
 
-  conclude(acquired: boolean): T | Promise<T> {
-    const { core, call, hold, lastTtl } = this;
-    if (!acquired || !hold) {
-      const { cleanUp, outcome } = this;
-      return cleanUp
-        ? cleanUp.then(() => outcome(core, undefined, call, lastTtl))
-        : outcome(core, undefined, call, lastTtl);
-    }
-    return (
-      core.concludeAcquisition(hold, this.unscoped, call.signal) ?? this.outcome(core, hold, call, lastTtl)
-    );
+  conclude(acquired: boolean, _stats: WaitStats, ttl: number): T | Promise<T> {
+    const { core, call, hold } = this;
+    if (!acquired || !hold) return this.outcome(core, undefined, call, ttl);
+    return core.concludeAcquisition(hold, this.unscoped, call.signal) ?? this.outcome(core, hold, call, ttl);
   }
 
   abandon(): void {
     this.abandoned = true;
   }
 
-  gaveUp(): void {
-    this.cleanUp = this.core.gaveUp(this.threadId, this.waitTime);
+  /** The kind's clean-up after giving up, if any: a time-out concludes after it. */
+  gaveUp(): Promise<void> | undefined {
+    return this.core.gaveUp(this.threadId, this.waitTime);
   }
 
   /**
@@ -715,7 +706,6 @@ class LockAttempts<T> implements WaitRequest<T>, AttemptSource<T>, AttemptInput 
       if (!(error instanceof RedissonError)) await core.undo(owner, believedHolds);
       throw error;
     }
-    if (ttl !== null) this.lastTtl = ttl;
     if (ttl !== null || this.abandoned) {
       ledger.endAcquire(record);
       if (ttl === null) void core.undo(owner, believedHolds);

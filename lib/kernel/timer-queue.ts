@@ -5,7 +5,7 @@ import { MAX_TIME_MS } from '../options';
  * the item itself, so that queuing it allocates nothing.
  */
 export interface Timed {
-  /** When it is due (monotonic ms), while queued; the queue's. */
+  /** When it is due (monotonic ms, whole), while queued; the queue's. */
   dueAt: number;
   /** Its place in the queue, -1 while not queued (its initial value); the queue's. */
   queueIndex: number;
@@ -17,8 +17,10 @@ export interface Timed {
  * Many timers on one Node timer: a binary heap of items by due time, the Node timer set for the
  * earliest. For waits, of which thousands may be pending at once: a queued item costs a slot in an
  * array, not a `Timeout` object with its arguments. As with `setTimeout`, an item is due 1 ms after
- * it is queued at the soonest, so an item queued while others fire waits for a later turn. The Node
- * timer is unref'd, and cleared with the last item.
+ * it is queued at the soonest, so an item queued while others fire waits for a later turn. Due times
+ * are whole ms, rounded up: a fraction in an item's field would cost a heap number for every item of
+ * its class (V8 then boxes that field in all of them). The Node timer is unref'd, and cleared with
+ * the last item.
  */
 export class TimerQueue {
   private readonly heap: Timed[] = [];
@@ -43,7 +45,7 @@ export class TimerQueue {
    */
   schedule(item: Timed, ms: number): void {
     if (!Number.isFinite(ms)) return this.cancel(item);
-    const dueAt = this.now() + Math.max(ms, 1);
+    const dueAt = Math.ceil(this.now() + Math.max(ms, 1));
     const index = item.queueIndex;
     if (index < 0) {
       item.queueIndex = this.heap.length;

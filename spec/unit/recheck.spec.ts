@@ -4,6 +4,8 @@ import { TimerQueue } from '../../lib/kernel/timer-queue';
 
 /** A parked waiter that records its re-checks, on the fake clock, and keeps their reports. */
 class Parked implements Waiter {
+  prevLinked: Waiter | undefined;
+  nextLinked: Waiter | undefined;
   readonly rechecks: number[] = [];
   report: AttemptReport | undefined;
   wake(): void {

@@ -3,6 +3,8 @@ import { WaitQueue, type Waiter } from '../../lib/kernel/pubsub/wait-queue';
 /** A waiter that records what happened to it. */
 function waiter(log: string[], id: string): Waiter {
   return {
+    prevLinked: undefined,
+    nextLinked: undefined,
     wake: () => log.push(`${id} woken`),
     recheck: () => log.push(`${id} re-checked`),
     close: (error) => log.push(`${id} closed: ${error.message}`),
@@ -69,7 +71,7 @@ describe('WaitQueue', () => {
     expect(queue.size).toBe(1);
     expect(queue.offer(1)).toBe(true);
     expect(queue.offer(1)).toBe(false);
-    expect(log).toEqual(['a claimed 2', 'b claimed 1']);
+    expect(log).toEqual(['a claimed 2', 'a woken', 'b claimed 1', 'b woken']); // a claim wakes its waiter
     // A waiter without `claim` never claims anything.
     queue.park(waiter(log, 'c'));
     expect(queue.offer(5)).toBe(false);
@@ -105,5 +107,19 @@ describe('WaitQueue', () => {
     expect(log).toEqual(['a closed: shut', 'b closed: shut']);
     expect(queue.size).toBe(0);
     expect(() => queue.park(waiter(log, 'c'))).toThrow('shut');
+  });
+
+  it('closes every parked waiter even when one passes its wake-up on as it closes', () => {
+    const queue = new WaitQueue();
+    const log: string[] = [];
+    // An acquisition closed gives its share back, which passes a wake-up on (as one giving up does).
+    const passing = (id: string): Waiter => ({
+      ...waiter(log, id),
+      close: () => (log.push(`${id} closed`), queue.wake(1, 0)),
+    });
+    queue.park(passing('a'));
+    queue.park(passing('b'));
+    queue.close(new Error('shut'));
+    expect(log).toEqual(['a closed', 'b closed']);
   });
 });

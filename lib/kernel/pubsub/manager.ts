@@ -29,7 +29,10 @@ const SUBSCRIBE_RETRY_MS = 200;
  * with it. ioredis picks another connection; a retry goes there.
  */
 function isDroppedByConnection(error: unknown): boolean {
-  return error instanceof Error && /Connection is closed|allowed in this context|Connection in subscriber mode/.test(error.message);
+  return (
+    error instanceof Error &&
+    /Connection is closed|allowed in this context|Connection in subscriber mode/.test(error.message)
+  );
 }
 
 /** Pause after the client's cluster connection lost a node before every channel is subscribed again, in ms. */
@@ -124,8 +127,11 @@ class ChannelEntry implements ChannelWaiters, Subscription {
   readonly queue = new WaitQueue();
   readonly strategy: WakeStrategy;
   readonly recheck: TtlRecheck;
-  /** Whether the SUBSCRIBE reply has come: later shares need not wait for it. */
-  confirmed = false;
+  /**
+   * The SUBSCRIBE's reply while it is awaited (or once it failed); `undefined` once it came (see
+   * {@link confirmed}).
+   */
+  subscribed: Promise<unknown> | undefined;
   /** How long the channel stays subscribed once its last share is given back, in ms (the latest share's say). */
   linger = 0;
   /** The pending drop of a channel nobody shares, while it lingers. */
@@ -143,12 +149,25 @@ class ChannelEntry implements ChannelWaiters, Subscription {
   constructor(
     readonly name: string,
     policy: WakePolicy,
-    readonly subscribed: Promise<unknown>,
+    subscribed: Promise<unknown>,
     private readonly giveBack: (entry: ChannelEntry) => void,
     timers: TimerQueue,
   ) {
+    this.subscribed = subscribed;
     this.strategy = policy(this);
     this.recheck = new TtlRecheck(this.queue, timers);
+  }
+
+  /** Whether the SUBSCRIBE reply has come: later shares need not wait for it. */
+  get confirmed(): boolean {
+    return this.subscribed === undefined;
+  }
+
+  /** The SUBSCRIBE reply came: what awaiting it took is let go (a channel may be subscribed for long). */
+  confirm(): void {
+    this.subscribed = undefined;
+    this.subscribedWhileOpen = undefined;
+    this.abandon = undefined;
   }
 
   get shares(): number {
@@ -255,15 +274,10 @@ export class PubSubManager {
     const name = this.prefix + channel;
     let entry = this.entries.get(name);
     if (!entry) {
-      const created: ChannelEntry = new ChannelEntry(
-        name,
-        policy,
-        this.subscribeRetrying([name], () => this.entries.get(name) === created && created.refs > 0),
-        this.leaveChannel,
-        this.settings.timers,
-      );
-      created.subscribed.then(
-        () => (created.confirmed = true),
+      const subscribed = this.subscribeRetrying([name], () => this.entries.get(name) === created && created.refs > 0);
+      const created: ChannelEntry = new ChannelEntry(name, policy, subscribed, this.leaveChannel, this.settings.timers);
+      subscribed.then(
+        () => created.confirm(),
         () => this.forget(name, created),
       );
       this.entries.set(name, created);
@@ -271,10 +285,12 @@ export class PubSubManager {
       entry = created;
     }
     const subscription = this.share(entry, options);
-    if (entry.confirmed) return subscription;
+    const { subscribed } = entry;
+    if (!subscribed) return subscription;
     try {
       const limit = Math.min(timeoutMs, this.settings.subscriptionTimeout);
-      await within(this.settings.timers, this.subscribedWhileOpen(entry), limit, () => new SubscribeTimeoutError(name, limit), signal);
+      const whileOpen = this.subscribedWhileOpen(entry, subscribed);
+      await within(this.settings.timers, whileOpen, limit, () => new SubscribeTimeoutError(name, limit), signal);
       return subscription;
     } catch (error) {
       subscription.release();
@@ -283,11 +299,11 @@ export class PubSubManager {
   }
 
   /** See {@link ChannelEntry.subscribedWhileOpen}; its rejection is handled by the waiters that await it. */
-  private subscribedWhileOpen(entry: ChannelEntry): Promise<unknown> {
+  private subscribedWhileOpen(entry: ChannelEntry, subscribed: Promise<unknown>): Promise<unknown> {
     if (!entry.subscribedWhileOpen) {
       entry.subscribedWhileOpen = new Promise((resolve, reject) => {
         entry.abandon = reject;
-        entry.subscribed.then(resolve, reject);
+        subscribed.then(resolve, reject);
       });
       entry.subscribedWhileOpen.catch(() => undefined);
     }
@@ -364,12 +380,17 @@ export class PubSubManager {
     entry.recheck.stop();
     // An UNSUBSCRIBE sent before its SUBSCRIBE completed can be lost (a cluster's sharded subscriber
     // connects to each node when first needed), leaving the channel subscribed: wait for it first.
-    if (entry.confirmed) this.scheduleDrop(name, entry);
-    else entry.subscribed.then(() => this.scheduleDrop(name, entry), () => undefined);
+    const { subscribed } = entry;
+    if (!subscribed) return this.scheduleDrop(name, entry);
+    subscribed.then(
+      () => this.scheduleDrop(name, entry),
+      () => undefined,
+    );
   }
 
+  /** Unsubscribes `entry` after its linger; not once closed (shutdown ends its waiters after clearing the drops). */
   private scheduleDrop(name: string, entry: ChannelEntry): void {
-    if (entry.refs > 0) return;
+    if (entry.refs > 0 || this.lifetime.signal.aborted) return;
     if (entry.linger <= 0) {
       setImmediate(() => this.dropIfUnused(name, entry));
       return;
@@ -405,12 +426,16 @@ export class PubSubManager {
   private async onReconnect(): Promise<void> {
     const names = [...this.entries.keys()];
     if (names.length > 0) {
-      await this.subscribeRetrying(names, () => true).catch((error: unknown) => this.settings.onError(error, 're-SUBSCRIBE'));
+      await this.subscribeRetrying(names, () => true).catch((error: unknown) =>
+        this.settings.onError(error, 're-SUBSCRIBE'),
+      );
     }
     const listened = [...this.listened.keys()];
     // On a Cluster they are on connections of their own, which subscribe again by themselves.
     if (listened.length > 0 && !this.topology.cluster) {
-      await this.sendClassic('subscribe', listened).catch((error: unknown) => this.settings.onError(error, 're-SUBSCRIBE'));
+      await this.sendClassic('subscribe', listened).catch((error: unknown) =>
+        this.settings.onError(error, 're-SUBSCRIBE'),
+      );
     }
     for (const entry of this.entries.values()) {
       entry.strategy.reset?.();
@@ -643,6 +668,4 @@ export class PubSubManager {
     }
     this.settings.onReconnect(names.length);
   }
-
-
 }
