@@ -121,9 +121,7 @@ try {
   for (const c of cases) {
     const caseReps = repsOf(c);
     for (let rep = 0; rep < caseReps; rep++) {
-      // Rotate the order each rep so no adapter always runs first (or right after a heavy one).
-      const order = c.runners.map((_, i) => c.runners[(i + rep) % c.runners.length]);
-      for (const adapter of order) {
+      for (const adapter of repOrder(c.runners, rep)) {
         step += 1;
         if (c.runs[adapter.id]?.some((r) => r.error)) continue; // failed once: not repeated, to bound the run time
         const prefix = `[${step}/${total}] ${c.scenario.name} ${c.spec.id} · rep ${rep + 1}/${caseReps} · ${adapter.name}`;
@@ -162,6 +160,21 @@ try {
   killAll();
 }
 process.exit(0); // peers may leave timers (watchdogs, wait timeouts) behind
+
+/**
+ * The order of the runners in one rep: rotated each rep, so that no adapter always runs first (or
+ * right after a heavy one), with each floor beside the adapter it divides, one and then the other
+ * first, so that each "÷ floor" ratio divides two runs made one right after the other.
+ */
+function repOrder(runners, rep) {
+  const units = [];
+  for (const adapter of runners) {
+    if (runners.some((other) => adapter.floorOf === other.id)) continue; // placed with its library adapter
+    const floor = runners.find((other) => other.floorOf === adapter.id);
+    units.push(!floor ? [adapter] : rep % 2 ? [floor, adapter] : [adapter, floor]);
+  }
+  return units.flatMap((_, i) => units[(i + rep) % units.length]);
+}
 
 /** Medians per metric, and main-metric ratios paired within each rep (÷ floor: against the floor of the same kind in this case). */
 function summarize({ scenario, spec, runners, runs }) {

@@ -1,10 +1,10 @@
 // Child process of the contended scenario: one counter worker on its own adapter instance.
-// Protocol (IPC): child sends {ready}; parent sends {until}; child sends {result} and exits.
+// Protocol (IPC): child warms up, sends {ready}; parent sends {until}; child sends {result} and exits.
 import { once } from 'node:events';
 import Redis from 'ioredis';
 import { loadAdapter } from './adapters.mjs';
 import { countScripts, takeScriptCounts } from './script-counter.mjs';
-import { counterWorker } from './workloads.mjs';
+import { counterWorker, warmUp } from './workloads.mjs';
 
 const [adapterId, url, lockKey, counterKey] = process.argv.slice(2);
 const adapter = await loadAdapter(adapterId);
@@ -12,6 +12,7 @@ if (adapter.error) throw new Error(adapter.error);
 const lib = await adapter.setup({ url });
 const redis = new Redis(url);
 await redis.ping();
+await warmUp(lib, `${lockKey}:warm-up:${process.pid}`);
 process.send({ ready: true });
 const [{ until }] = await once(process, 'message');
 const cpuBefore = process.cpuUsage();

@@ -26,6 +26,14 @@ export async function counterWorker(adapter, redis, { lockKey, counterKey, until
   return { acquisitions: waits.length, waits, errors };
 }
 
+/**
+ * Takes and releases `key` `cycles` times, alone: run before a timed run, so that a short run
+ * measures the lock, not the JIT compiling its code (every adapter's, the same way).
+ */
+export async function warmUp(adapter, key, cycles = 200) {
+  for (let i = 0; i < cycles; i++) await (await adapter.lock(key))();
+}
+
 /** Summary of several counter workers: throughput, fairness, waits. */
 export function summarizeWorkers(results, elapsedMs, counter) {
   const counts = results.map((r) => r.acquisitions);

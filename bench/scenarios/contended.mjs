@@ -8,7 +8,7 @@ import { breakdown, total } from '../lib/proxy-client.mjs';
 import { commandStats, serverCpuMs, statsDelta } from '../lib/redis-info.mjs';
 import { acquireCalls, addCounts, countScripts, releaseCalls, takeScriptCounts } from '../lib/script-counter.mjs';
 import { latency, withTimeout } from '../lib/stats.mjs';
-import { counterWorker, summarizeWorkers } from '../lib/workloads.mjs';
+import { counterWorker, summarizeWorkers, warmUp } from '../lib/workloads.mjs';
 
 const LOCK = 'bench:counter-lock';
 const COUNTER = 'bench:counter';
@@ -45,11 +45,9 @@ export default {
 
   async run(env, adapter, spec) {
     const runWorkers = spec.processes ? inProcesses : inOneProcess;
-    const before = await commandStats(env.admin);
-    const serverCpuBefore = await serverCpuMs(env.admin);
-    const { results, elapsed, cpuMs, scripts } = await runWorkers(env, adapter, spec);
-    const serverCpu = (await serverCpuMs(env.admin)) - serverCpuBefore;
-    const delta = statsDelta(before, await commandStats(env.admin));
+    const { results, elapsed, cpuMs, scripts, before } = await runWorkers(env, adapter, spec);
+    const serverCpu = (await serverCpuMs(env.admin)) - before.serverCpu;
+    const delta = statsDelta(before.commands, await commandStats(env.admin));
     const counter = Number((await env.admin.get(COUNTER)) ?? 0);
     const summary = summarizeWorkers(results, elapsed, counter);
     // Per counted update; start-up and teardown add a little (script loading, the counter's GET).
@@ -82,10 +80,17 @@ export default {
   },
 };
 
+/** Redis' command counts and CPU before the timed part of a run (after set-up and warm-up). */
+async function redisBefore(env) {
+  return { commands: await commandStats(env.admin), serverCpu: await serverCpuMs(env.admin) };
+}
+
 async function inOneProcess(env, adapter, { workers, ms }) {
   const lib = await adapter.setup({ url: env.url });
   const redis = new Redis(env.url);
   try {
+    await warmUp(lib, `${LOCK}:warm-up`);
+    const before = await redisBefore(env);
     const start = performance.now();
     const cpuBefore = process.cpuUsage();
     const until = Date.now() + ms;
@@ -96,7 +101,7 @@ async function inOneProcess(env, adapter, { workers, ms }) {
     const results = await withTimeout(all, ms + GRACE, 'the last waits (wake-up missed?)');
     const scripts = takeScriptCounts();
     const cpu = process.cpuUsage(cpuBefore);
-    return { results, elapsed: performance.now() - start, cpuMs: (cpu.user + cpu.system) / 1000, scripts };
+    return { results, elapsed: performance.now() - start, cpuMs: (cpu.user + cpu.system) / 1000, scripts, before };
   } finally {
     await lib.teardown();
     redis.disconnect();
@@ -109,14 +114,15 @@ async function inProcesses(env, adapter, { workers, ms }) {
     track(fork(script, [adapter.id, env.url, LOCK, COUNTER], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })),
   );
   try {
-    await withTimeout(Promise.all(children.map((c) => once(c, 'message'))), 20_000, 'contender start-up');
+    await withTimeout(Promise.all(children.map((c) => once(c, 'message'))), 30_000, 'contender start-up');
+    const before = await redisBefore(env);
     const start = performance.now();
     const until = Date.now() + ms;
     const done = children.map((c) => once(c, 'message').then(([msg]) => msg.result));
     for (const child of children) child.send({ until });
     const results = await withTimeout(Promise.all(done), ms + GRACE, 'the last waits (wake-up missed?)');
     const cpuMs = results.reduce((sum, r) => sum + r.cpuMs, 0);
-    return { results, elapsed: performance.now() - start, cpuMs, scripts: addCounts(results.map((r) => r.scripts)) };
+    return { results, elapsed: performance.now() - start, cpuMs, scripts: addCounts(results.map((r) => r.scripts)), before };
   } finally {
     for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   }
