@@ -593,8 +593,11 @@ export interface DeadlineKeeper {
  * I/O received meanwhile was handled). No keeper: no time limit. Any other error passes through.
  * The deadline is armed as the bound is made, possibly before the call it bounds is sent, which
  * follows in the same run of code (the deadline cannot fire before it).
+ *
+ * A subclass may read the reply ({@link answered}) and see every failure ({@link failed}) in the
+ * same step, without a promise of its own (a lock's release does).
  */
-export class BoundedReply implements Timed, Due {
+export class BoundedReply<T = unknown, R = T> implements Timed, Due {
   /** @internal The keeper's (see {@link Timed}). */
   queueIndex = -1;
   /** @internal The keeper's (see {@link Due}). */
@@ -602,6 +605,7 @@ export class BoundedReply implements Timed, Due {
   /** @internal The keeper's (see {@link Due}). */
   nextLinked: Due | undefined;
   private overdue: NodeJS.Immediate | undefined;
+  /** Rejects the bounded promise; `undefined` once it settled (a reply after the deadline is ignored). */
   private reject: ((error: unknown) => void) | undefined;
 
   constructor(
@@ -615,21 +619,34 @@ export class BoundedReply implements Timed, Due {
     keeper?.arm(this);
   }
 
-  /** `reply`, bounded; call once. */
-  within<T>(reply: Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
+  /** `reply`, bounded, as {@link answered} reads it; call once. */
+  within(reply: Promise<T>): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
       this.reject = reject;
       reply.then(
         (value) => {
-          this.settled();
-          resolve(value);
+          if (!this.settled()) return;
+          try {
+            resolve(this.answered(value));
+          } catch (error) {
+            reject(error);
+          }
         },
         (error: unknown) => {
-          this.settled();
-          reject(isTransportError(error) ? this.unavailable(error) : error);
+          if (this.settled()) reject(this.failed(isTransportError(error) ? this.unavailable(error) : error));
         },
       );
     });
+  }
+
+  /** What the bounded promise resolves for the reply `value` (throw to reject): the value itself. */
+  protected answered(value: T): R {
+    return value as unknown as R;
+  }
+
+  /** Told of the error the bounded promise rejects with (in transit, refused, or no reply in time); returns it. */
+  protected failed(error: unknown): unknown {
+    return error;
   }
 
   /** @internal The deadline passed: rejects after the I/O already received is handled. */
@@ -640,12 +657,18 @@ export class BoundedReply implements Timed, Due {
   /** @internal The deadline passed and the I/O received meanwhile was handled. */
   noReply(): void {
     this.overdue = undefined;
-    this.reject?.(this.unavailable(undefined));
+    const reject = this.reject;
+    this.reject = undefined;
+    reject?.(this.failed(this.unavailable(undefined)));
   }
 
-  private settled(): void {
+  /** The reply came: ends the deadline; whether it still counts (it did not come too late). */
+  private settled(): boolean {
     this.keeper?.cancel(this);
     if (this.overdue) clearImmediate(this.overdue);
+    const counts = this.reject !== undefined;
+    this.reject = undefined;
+    return counts;
   }
 
   private unavailable(cause: unknown): RedisUnavailableError {

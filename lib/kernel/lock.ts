@@ -1,4 +1,4 @@
-import { LockAcquireTimeoutError, LockNotHeldError, RedisUnavailableError, RedissonError } from '../errors';
+import { LockAcquireTimeoutError, LockNotHeldError, RedissonError } from '../errors';
 import { ownerToken } from '../keys';
 import { resolveHolders, type LockHolder } from './owner-record';
 import {
@@ -12,7 +12,6 @@ import {
 } from '../options';
 import {
   acquireWithWait,
-  BoundedReply,
   fallbackBackOff,
   type AttemptSource,
   type BackOff,
@@ -22,13 +21,13 @@ import {
 import type { ClientContext } from './context';
 import { LocalHandOff } from './hand-off';
 import { Handle, type HandleLease, type HandleOwner } from './handle';
-import { emitReleased } from './hold-events';
 import type { HeldLock, HoldLedger } from './hold-ledger';
 import { holdName } from './leases/lease';
 import { KEY_EVENTS, type ObjectListener } from './pubsub/key-events';
 import type { WakePolicy } from './pubsub/wake';
 import { checkCallback, holdWhile, rejectingThrows, withSingleAttemptDefault, type Holdable } from './holding';
 import type { AttemptInput, LockKind, LockTarget, ReleaseResult } from './lock-kind';
+import { HoldRelease } from './release';
 
 /**
  * @internal What {@link LockCore.tryAcquireMember} resolves when it did not acquire: the holder's
@@ -433,45 +432,32 @@ export class LockCore implements HandleOwner, LockTarget {
    * unlock fails in transit, or gets no reply before the hold's lease would end, it rejects with
    * `RedisUnavailableError` and the hold counts again, no longer renewed: lost when its term ends.
    */
-  private async release(threadId: number, known?: HeldLock): Promise<void> {
+  private release(threadId: number, known?: HeldLock): Promise<void> {
     const { ledger, kind } = this;
-    const owner = this.owner(threadId);
-    const sentAt = performance.now();
+    const owner = known?.holds ? known.owner : this.owner(threadId);
     const held = known?.holds ? known : ledger.find(this.name, owner, kind.part);
+    const sentAt = performance.now();
     // Bounded by the end of the hold's lease (at least the reply grace away: a lease about to end
     // leaves a healthy Redis time to answer), on the lease tracker's timer. Armed before the hold is
     // released, while the lease's timer, due earlier, serves it.
     const leaseEnd = held?.holds ? Math.max(held.sentAt + held.leaseTime, sentAt + this.ctx.replyBound.grace) : undefined;
-    const bound = new BoundedReply(this.name, 'release', undefined, leaseEnd, leaseEnd === undefined ? undefined : this.ctx.leases);
+    const release = new HoldRelease(this, owner, sentAt, leaseEnd);
     const record = ledger.release(this.name, owner, held, kind.part);
     // Remaining holds keep the lease of the latest acquisition (Redisson's "internal lease").
     const leaseTime = record?.leaseTime ?? this.watchdogLease;
-    const unlocking = bound.within(kind.release(this, owner, leaseTime));
-    // When this should free the lock, the next local waiter's attempt goes out right behind it.
-    const handOff = record?.holds === 0 ? this.localHandOff(threadId) : undefined;
-    let result: ReleaseResult;
+    let reply: Promise<ReleaseResult>;
     try {
-      result = await unlocking;
+      reply = kind.release(this, owner, leaseTime);
     } catch (error) {
-      handOff?.unlocked(false);
-      if (record && error instanceof RedisUnavailableError) ledger.unreleased(record);
-      throw error;
+      reply = Promise.reject(error);
     }
-    handOff?.unlocked(result === 'released');
-    if (result === 'decremented') {
-      if (record && kind.partialReleaseResetsLease !== false) ledger.extend(record, sentAt, leaseTime);
-    } else if (record) {
-      // Redis says the owner holds nothing: holds still counted here are stale.
-      ledger.forget(record);
-    }
-    if (result === 'not-held') {
-      throw this.notHeld('it was never acquired, was already released, or its lease expired', owner);
-    }
-    const { emit } = this.ctx;
-    if (emit.heard('released')) {
-      const heldMs = record ? performance.now() - record.heldSince : undefined;
-      emitReleased(emit, { kind: kind.kind, name: this.name, owner }, result === 'released', heldMs);
-    }
+    return release.send(
+      reply,
+      record,
+      leaseTime,
+      // When this should free the lock, the next local waiter's attempt goes out right behind it.
+      record?.holds === 0 ? this.localHandOff(threadId) : undefined,
+    );
   }
 
   private localHandOff(threadId: number) {
