@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import { RedissonClient } from '../lib';
+import { UnlockLatches } from '../lib/kernel/scripts/unlock-latches';
 import { newRequestId } from '../lib/kinds/scripts/lock';
 import { lockScripts, lostReplyRunner, plainRunner, type LockScriptsUnderTest } from './helpers/lock-scripts';
 import { useRedis } from './helpers/fixture';
@@ -136,6 +137,32 @@ describe('unlock latches', () => {
       }
     } finally {
       await redisson.shutdown();
+    }
+  });
+
+  it('latches dropped in one run of microtasks go in one DEL per slot, sent before the next macrotask, and settled() waits for it', async () => {
+    const redis = server().connect();
+    try {
+      const keys = ['a', 'b', 'c', 'd'].map((name) => `redisson_unlock_latch:{${name}}:${newRequestId()}`);
+      for (const key of keys) await redis.set(key, '1', 'PX', 20_000);
+      const slots = new Map([...keys.entries()].map(([i, key]) => [key, i % 2])); // two slots, as a cluster might
+      const errors: unknown[] = [];
+      const latches = new UnlockLatches(redis, (key) => slots.get(key)!, (error) => errors.push(error));
+      const sent = jest.spyOn(redis, 'sendCommand');
+      for (const key of keys) latches.drop(key);
+      expect(sent).not.toHaveBeenCalled(); // queued behind the callbacks of this run of microtasks
+      await Promise.resolve();
+      const dels = sent.mock.calls.map(([command]) => command).filter((command) => command.name === 'del');
+      expect(dels.map((command) => command.args)).toEqual([
+        [keys[0], keys[2]],
+        [keys[1], keys[3]],
+      ]);
+      sent.mockRestore();
+      await latches.settled();
+      expect(await redis.exists(...keys)).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      redis.disconnect();
     }
   });
 

@@ -87,7 +87,7 @@ export class ScriptRunner {
   ) {
     this.redis = topology.redis;
     this.onError = settings.onError ?? (() => undefined);
-    this.latches = new UnlockLatches(this.redis, this.onError);
+    this.latches = new UnlockLatches(this.redis, topology.slotOf, this.onError);
   }
 
   /**
