@@ -1,10 +1,11 @@
 // Child process of the contended scenario: one counter worker on its own adapter instance.
-// Protocol (IPC): child warms up, sends {ready}; parent sends {until}; child sends {result} and exits.
+// Protocol (IPC): child sends {ready}; parent sends {warmUntil}; child contends for the warm-up lock
+// until then (see `warmedUp`), sends {warmed}; parent sends {until}; child sends {result} and exits.
 import { once } from 'node:events';
 import Redis from 'ioredis';
 import { loadAdapter } from './adapters.mjs';
 import { countScripts, takeScriptCounts } from './script-counter.mjs';
-import { counterWorker, warmUp } from './workloads.mjs';
+import { counterWorker, warmUpLock } from './workloads.mjs';
 
 const [adapterId, url, lockKey, counterKey] = process.argv.slice(2);
 const adapter = await loadAdapter(adapterId);
@@ -12,8 +13,10 @@ if (adapter.error) throw new Error(adapter.error);
 const lib = await adapter.setup({ url });
 const redis = new Redis(url);
 await redis.ping();
-await warmUp(lib, `${lockKey}:warm-up:${process.pid}`);
 process.send({ ready: true });
+const [{ warmUntil }] = await once(process, 'message');
+await counterWorker(lib, redis, { ...warmUpLock(lockKey, counterKey), until: warmUntil });
+process.send({ warmed: true });
 const [{ until }] = await once(process, 'message');
 const cpuBefore = process.cpuUsage();
 countScripts();

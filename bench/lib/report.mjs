@@ -561,7 +561,7 @@ function floorSection(results) {
       'one shared subscriber, a waiter parked on its channel and retried on each message or when the returned TTL runs out, an explicit ' +
       'lease; no watchdog, scopes, handles or events). Ratios are medians of per-rep pairs of the main figure, the two runs of ' +
       'a pair made back to back: above 1 is faster than the floor where higher is better, slower where lower is better. ' +
-      'Every process of the contended runs first takes and releases a lock of its own 200 times, so that a 2 s run ' +
+      'The workers of a contended run first contend for a lock of the warm-up\'s own for 1 s, so that a 2 s run ' +
       'measures the lock rather than the JIT compiling its code.',
     '',
     table,

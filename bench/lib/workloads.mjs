@@ -27,11 +27,12 @@ export async function counterWorker(adapter, redis, { lockKey, counterKey, until
 }
 
 /**
- * Takes and releases `key` `cycles` times, alone: run before a timed run, so that a short run
- * measures the lock, not the JIT compiling its code (every adapter's, the same way).
+ * The lock and counter a contended run's workers contend for during its warm-up, before the timed
+ * part: so that a short run measures the lock, not the JIT compiling its code (the wait path's
+ * too), for every adapter the same way.
  */
-export async function warmUp(adapter, key, cycles = 200) {
-  for (let i = 0; i < cycles; i++) await (await adapter.lock(key))();
+export function warmUpLock(lockKey, counterKey) {
+  return { lockKey: `${lockKey}:warm-up`, counterKey: `${counterKey}:warm-up` };
 }
 
 /** Summary of several counter workers: throughput, fairness, waits. */

@@ -8,12 +8,14 @@ import { breakdown, total } from '../lib/proxy-client.mjs';
 import { commandStats, serverCpuMs, statsDelta } from '../lib/redis-info.mjs';
 import { acquireCalls, addCounts, countScripts, releaseCalls, takeScriptCounts } from '../lib/script-counter.mjs';
 import { latency, withTimeout } from '../lib/stats.mjs';
-import { counterWorker, summarizeWorkers, warmUp } from '../lib/workloads.mjs';
+import { counterWorker, summarizeWorkers, warmUpLock } from '../lib/workloads.mjs';
 
 const LOCK = 'bench:counter-lock';
 const COUNTER = 'bench:counter';
 /** How long after the end the last waits may take before the run counts as stalled, ms. */
 const GRACE = 8_000;
+/** How long the workers contend for a lock of the warm-up's own before the timed part, ms. */
+const WARM_UP_MS = 1_000;
 
 export default {
   name: 'contended',
@@ -89,15 +91,14 @@ async function inOneProcess(env, adapter, { workers, ms }) {
   const lib = await adapter.setup({ url: env.url });
   const redis = new Redis(env.url);
   try {
-    await warmUp(lib, `${LOCK}:warm-up`);
+    const contend = (keys, until) =>
+      Promise.all(Array.from({ length: workers }, () => counterWorker(lib, redis, { ...keys, until })));
+    await withTimeout(contend(warmUpLock(LOCK, COUNTER), Date.now() + WARM_UP_MS), WARM_UP_MS + GRACE, 'the warm-up');
     const before = await redisBefore(env);
     const start = performance.now();
     const cpuBefore = process.cpuUsage();
-    const until = Date.now() + ms;
     countScripts();
-    const all = Promise.all(
-      Array.from({ length: workers }, () => counterWorker(lib, redis, { lockKey: LOCK, counterKey: COUNTER, until })),
-    );
+    const all = contend({ lockKey: LOCK, counterKey: COUNTER }, Date.now() + ms);
     const results = await withTimeout(all, ms + GRACE, 'the last waits (wake-up missed?)');
     const scripts = takeScriptCounts();
     const cpu = process.cpuUsage(cpuBefore);
@@ -114,7 +115,11 @@ async function inProcesses(env, adapter, { workers, ms }) {
     track(fork(script, [adapter.id, env.url, LOCK, COUNTER], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })),
   );
   try {
-    await withTimeout(Promise.all(children.map((c) => once(c, 'message'))), 30_000, 'contender start-up');
+    const allSaid = () => Promise.all(children.map((c) => once(c, 'message')));
+    await withTimeout(allSaid(), 20_000, 'contender start-up');
+    const warmed = allSaid();
+    for (const child of children) child.send({ warmUntil: Date.now() + WARM_UP_MS });
+    await withTimeout(warmed, WARM_UP_MS + GRACE, 'the warm-up');
     const before = await redisBefore(env);
     const start = performance.now();
     const until = Date.now() + ms;
