@@ -82,7 +82,9 @@ function parseIds(ids: unknown): Buffer[] {
   const seen = new Set<string>();
   return list.map((id: unknown) => {
     if (typeof id !== 'string' || !PERMIT_ID.test(id)) {
-      throw new InvalidArgumentError(`a permit id is 32 hexadecimal characters, got ${JSON.stringify(String(id)).slice(0, 80)}`);
+      throw new InvalidArgumentError(
+        `a permit id is 32 hexadecimal characters, got ${JSON.stringify(String(id)).slice(0, 80)}`,
+      );
     }
     const hex = id.toLowerCase();
     if (seen.has(hex)) throw new InvalidArgumentError(`permit id ${hex} is given twice`);
@@ -447,7 +449,13 @@ export class RPermitExpirableSemaphore implements Holdable<PermitHandle> {
         const now = Date.now();
         let result;
         try {
-          result = await tryAcquireExpirable(ctx.scripts, name, ids, leaseTime === undefined ? undefined : now + leaseTime, now);
+          result = await tryAcquireExpirable(
+            ctx.scripts,
+            name,
+            ids,
+            leaseTime === undefined ? undefined : now + leaseTime,
+            now,
+          );
         } catch (error) {
           // The outcome is unknown: take back whatever may have landed (nothing changes if it did not).
           const uncertain = ids;

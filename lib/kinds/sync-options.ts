@@ -145,11 +145,15 @@ export function resolveSyncOptions(options: unknown, allowed: readonly SyncKey[]
   if (waitTime !== undefined) checkInteger('waitTime', waitTime, 0, MAX_TIME_MS, ' ms');
   if (leaseTime !== undefined) checkInteger('leaseTime', leaseTime, 1, MAX_TIME_MS, ' ms');
   if (ttl !== undefined) checkInteger('ttl', ttl, 1, MAX_TIME_MS, ' ms');
-  if (watchdog !== undefined && typeof watchdog !== 'boolean') throw new InvalidArgumentError('watchdog must be a boolean');
+  if (watchdog !== undefined && typeof watchdog !== 'boolean')
+    throw new InvalidArgumentError('watchdog must be a boolean');
   if (watchdog === true && leaseTime !== undefined) {
-    throw new InvalidArgumentError('watchdog and leaseTime exclude each other: a watchdog permit is leased for lockWatchdogTimeout');
+    throw new InvalidArgumentError(
+      'watchdog and leaseTime exclude each other: a watchdog permit is leased for lockWatchdogTimeout',
+    );
   }
-  if (signal !== undefined && !(signal instanceof AbortSignal)) throw new InvalidArgumentError('signal must be an AbortSignal');
+  if (signal !== undefined && !(signal instanceof AbortSignal))
+    throw new InvalidArgumentError('signal must be an AbortSignal');
   if (permits !== undefined) checkPermits(permits, 'permits', 0);
   return {
     waitTime: waitTime as number | undefined,

@@ -48,7 +48,12 @@ export function tryAcquirePermits(runner: ScriptRunner, name: string, wanted: re
  * Resolves one flag per count. Run once: when no replica acknowledges, only the WAIT is repeated, and
  * should replica sync give up, the permits taken are given back before it rejects.
  */
-export function releaseAndAcquirePermits(runner: ScriptRunner, name: string, released: number, wanted: readonly number[]): Promise<boolean[]> {
+export function releaseAndAcquirePermits(
+  runner: ScriptRunner,
+  name: string,
+  released: number,
+  wanted: readonly number[],
+): Promise<boolean[]> {
   const write: ReplicatedWrite = {
     resend: false,
     undo: (reply) => {
@@ -56,7 +61,9 @@ export function releaseAndAcquirePermits(runner: ScriptRunner, name: string, rel
       return taken > 0 ? releasePermits(runner, name, taken, false) : Promise.resolve();
     },
   };
-  return runner.runPublishing(RELEASE_AND_ACQUIRE, [name, semaphoreChannel(name)], [released], write, wanted).then(toFlags);
+  return runner
+    .runPublishing(RELEASE_AND_ACQUIRE, [name, semaphoreChannel(name)], [released], write, wanted)
+    .then(toFlags);
 }
 
 /** Permits taken, by the flags `reply` answers for the counts of `wanted`. */
@@ -68,7 +75,12 @@ function takenBy(reply: unknown, wanted: readonly number[]): number {
  * Adds `permits` back and publishes the new count; resolves it. `replicated` false: no WAIT (the
  * undo of an acquisition, which the acquisition's own round waits for).
  */
-export function releasePermits(runner: ScriptRunner, name: string, permits: number, replicated = true): Promise<number> {
+export function releasePermits(
+  runner: ScriptRunner,
+  name: string,
+  permits: number,
+  replicated = true,
+): Promise<number> {
   const write = replicated ? ONCE_WRITE : undefined;
   return runner.runPublishing(RELEASE, [name, semaphoreChannel(name)], [permits], write).then(toInteger);
 }
@@ -83,7 +95,9 @@ export function releasePermitsIfExists(runner: ScriptRunner, name: string, permi
  * by the permit-expirable semaphore, whose `trySetPermits` has the same effect. Resolves whether it set it.
  */
 export function trySetPermits(runner: ScriptRunner, name: string, permits: number, ttl: number): Promise<boolean> {
-  return runner.runPublishing(TRY_SET_PERMITS, [name, semaphoreChannel(name)], [permits, ttl], ONCE_IF_ONE).then(toFlag);
+  return runner
+    .runPublishing(TRY_SET_PERMITS, [name, semaphoreChannel(name)], [permits, ttl], ONCE_IF_ONE)
+    .then(toFlag);
 }
 
 /** Adds `delta` (may be negative) and publishes the new count; resolves it. */
