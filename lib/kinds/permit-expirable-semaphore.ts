@@ -32,11 +32,13 @@ import {
   PermitGrant,
   acquireHandle,
   handOffRelease,
+  PermitAcquisition,
   tryAcquireHandle,
   usingHandle,
-  waitForPermits,
   type PermitHandle,
+  type PermitOutcome,
 } from './permits';
+import { acquireWithWait } from '../kernel/acquisition';
 
 /** What one client knows of its leased permits: the lease kind that renews them, and who holds which id. */
 interface PermitBook {
@@ -72,6 +74,9 @@ function newPermitId(): Buffer {
 
 /** The kind's name in events. */
 const KIND = 'permit-expirable-semaphore';
+
+/** The options of `acquire` and `tryAcquire`. */
+const ACQUIRE_KEYS: readonly SyncKey[] = Object.freeze(['waitTime', 'leaseTime', 'watchdog', 'signal']);
 
 /** Parses permit ids given as 32 hex characters into the 16 bytes Redis stores. */
 function parseIds(ids: unknown): Buffer[] {
@@ -115,12 +120,14 @@ function parseIds(ids: unknown): Buffer[] {
  * @category Synchronizers
  */
 export class RPermitExpirableSemaphore implements Holdable<PermitHandle> {
-  private readonly channel: string;
+  /** @internal Where releases are announced. */
+  readonly channel: string;
   /** @internal */
   readonly minPermits = 1;
   /** @internal */
-  readonly acquireKeys: readonly SyncKey[] = ['waitTime', 'leaseTime', 'watchdog', 'signal'];
-  private readonly book: PermitBook;
+  readonly acquireKeys = ACQUIRE_KEYS;
+  /** @internal This client's leased permits. */
+  readonly book: PermitBook;
 
   /** @internal Use `RedissonClient.getPermitExpirableSemaphore`. */
   constructor(
@@ -402,8 +409,8 @@ export class RPermitExpirableSemaphore implements Holdable<PermitHandle> {
     return permitCounts(this.ctx.scripts, this.name, Date.now());
   }
 
-  /** Releases every permit of `grant` still there; resolves whether all of them were held. */
-  private releaseGrant(grant: PermitGrant): Promise<boolean> {
+  /** @internal Releases every permit of `grant` still there; resolves whether all of them were held. */
+  releaseGrant(grant: PermitGrant): Promise<boolean> {
     this.forget(grant);
     const { scripts } = this.ctx;
     const now = Date.now();
@@ -416,7 +423,8 @@ export class RPermitExpirableSemaphore implements Holdable<PermitHandle> {
     });
   }
 
-  private remember(grant: PermitGrant): void {
+  /** @internal Counts `grant` among this client's leased permits. */
+  remember(grant: PermitGrant): void {
     for (const id of grant.ids) this.book.byId.set(this.bookKey(id), grant);
   }
 
@@ -434,52 +442,63 @@ export class RPermitExpirableSemaphore implements Holdable<PermitHandle> {
   }
 
   /** @internal Acquires `permits` as `call` says; see `PermitTaker`. */
-  take<T>(permits: number, call: SyncCall, outcome: (grant: PermitGrant | undefined) => T): Promise<T> {
-    const { ctx, name } = this;
-    const leaseTime = call.watchdog ? ctx.options.lockWatchdogTimeout : call.leaseTime;
-    // The ids of the acquisition's attempts: a refused attempt adds none, so the next one reuses
-    // them; only after an uncertain attempt (taken back, perhaps still in flight) are they new.
-    let ids: Buffer[] | undefined;
-    const source = {
-      name,
-      kind: KIND,
-      tryOnce: async () => {
-        ids ??= Array.from({ length: permits }, newPermitId);
-        const sentAt = performance.now();
-        const now = Date.now();
-        let result;
-        try {
-          result = await tryAcquireExpirable(
-            ctx.scripts,
-            name,
-            ids,
-            leaseTime === undefined ? undefined : now + leaseTime,
-            now,
-          );
-        } catch (error) {
-          // The outcome is unknown: take back whatever may have landed (nothing changes if it did not).
-          const uncertain = ids;
-          ids = undefined;
-          releaseManyExpirable(ctx.scripts, name, uncertain, Date.now()).catch((undoError: unknown) =>
-            ctx.logger.debug('undoing an uncertain permit acquisition failed', { name, error: undoError }),
-          );
-          throw error;
-        }
-        if (!result.acquired) {
-          const { earliestExpiry } = result;
-          if (earliestExpiry === undefined) return PERMIT_RECHECK_MS;
-          return Math.min(Math.max(earliestExpiry - Date.now(), 1), PERMIT_RECHECK_MS);
-        }
-        const grant = new PermitGrant(this.book.kind, KIND, name, permits, ids);
-        if (leaseTime !== undefined) {
-          ctx.leases.track(grant, { sentAt, leaseTime, renew: call.watchdog });
-          this.remember(grant);
-        }
-        return grant;
-      },
-      giveBack: (grant: PermitGrant) => this.releaseGrant(grant),
-      outcome,
-    };
-    return waitForPermits(ctx, this.channel, permits, call, source);
+  take<T>(permits: number, call: SyncCall, outcome: PermitOutcome<T>): Promise<T> {
+    return acquireWithWait(this.ctx, new ExpirableAcquisition(this, permits, call, outcome));
+  }
+}
+
+/** One acquisition of expirable permits: each attempt asks for them by id, with their lease. */
+class ExpirableAcquisition<T> extends PermitAcquisition<T, RPermitExpirableSemaphore> {
+  readonly kind = KIND;
+  protected readonly joinsReleases = false;
+  readonly resendsUncertain = true;
+  /**
+   * The ids of the attempts: a refused attempt adds none, so the next one reuses them; only after
+   * an uncertain attempt (taken back, perhaps still in flight) are they new.
+   */
+  private ids: Buffer[] | undefined;
+
+  private get leaseTime(): number | undefined {
+    return this.call.watchdog ? this.taker.ctx.options.lockWatchdogTimeout : this.call.leaseTime;
+  }
+
+  async attempt(): Promise<number | null> {
+    const { taker, permits, leaseTime } = this;
+    const { ctx, name } = taker;
+    const ids = (this.ids ??= Array.from({ length: permits }, newPermitId));
+    const sentAt = performance.now();
+    const now = Date.now();
+    let result;
+    try {
+      result = await tryAcquireExpirable(
+        ctx.scripts,
+        name,
+        ids,
+        leaseTime === undefined ? undefined : now + leaseTime,
+        now,
+      );
+    } catch (error) {
+      // The outcome is unknown: take back whatever may have landed (nothing changes if it did not).
+      this.ids = undefined;
+      releaseManyExpirable(ctx.scripts, name, ids, Date.now()).catch((undoError: unknown) =>
+        ctx.logger.debug('undoing an uncertain permit acquisition failed', { name, error: undoError }),
+      );
+      throw error;
+    }
+    if (!result.acquired) {
+      const { earliestExpiry } = result;
+      if (earliestExpiry === undefined) return PERMIT_RECHECK_MS;
+      return Math.min(Math.max(earliestExpiry - Date.now(), 1), PERMIT_RECHECK_MS);
+    }
+    const grant = new PermitGrant(taker.book.kind, KIND, name, permits, ids);
+    if (leaseTime !== undefined) {
+      ctx.leases.track(grant, { sentAt, leaseTime, renew: this.call.watchdog });
+      taker.remember(grant);
+    }
+    return this.took(grant);
+  }
+
+  protected giveBack(grant: PermitGrant): Promise<boolean> {
+    return this.taker.releaseGrant(grant);
   }
 }

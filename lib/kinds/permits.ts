@@ -1,11 +1,11 @@
 import { Lease, type LeaseKind } from '../kernel/leases/lease';
-import { acquireWithWait, fallbackBackOff, type AttemptSource } from '../kernel/acquisition';
+import { fallbackBackOff, type AttemptSource, type BackOff, type WaitRequest } from '../kernel/acquisition';
 import { ClientLocal, type ClientContext } from '../kernel/context';
 import { LocalHandOff, LocalPass } from '../kernel/hand-off';
 import { Handle, type HandleOwner } from '../kernel/handle';
 import { wakeCount, type WakePolicy } from '../kernel/pubsub/wake';
 import { LockAcquireTimeoutError } from '../errors';
-import { checkCallback, holdWhile, rejectingThrows } from '../kernel/holding';
+import { checkCallback, holdWhile } from '../kernel/holding';
 import { emitReleased, type Emit } from '../kernel/hold-events';
 import { checkPermits, resolveSyncOptions, splitPermits, type SyncCall, type SyncKey } from './sync-options';
 
@@ -95,97 +95,6 @@ export class PermitHandle extends Handle {
   }
 }
 
-/** One attempt's result: the grant when acquired, else how long to wait at most before the next (ms). */
-export type PermitTry = PermitGrant | number;
-
-/** What a semaphore supplies to wait for permits. */
-export interface PermitSource<T> {
-  /** One attempt; a failure rejects (never throws). */
-  tryOnce(): Promise<PermitTry>;
-  /** Gives back permits nobody wants any more (acquired after the caller gave up). */
-  giveBack(grant: PermitGrant): Promise<unknown>;
-  /**
-   * Whether an attempt goes out in one script with a release this client makes in the same run of
-   * code (a plain semaphore's batch), so that a release can wake the parked waiters it may serve
-   * (see {@link passPermits}). Without it, a release is handed off instead.
-   */
-  readonly joinsReleases?: boolean;
-  /** What the call resolves: the grant, or `undefined` when the wait time ran out. */
-  outcome(grant: PermitGrant | undefined): T;
-  /** The semaphore's name. */
-  readonly name: string;
-  /** Its kind's name, for events. */
-  readonly kind: string;
-  /** See {@link AttemptSource.resendsUncertain}: false when an uncertain attempt is not taken back. @default true */
-  readonly resendsUncertain?: boolean;
-}
-
-/**
- * The attempts of one permit acquisition, for the shared wait loop. Permits that land after the
- * caller gave up (the signal aborted or the client closed) are given back, never kept behind the
- * caller's back.
- */
-export class PermitAttempts<T> implements AttemptSource<T> {
-  private abandoned = false;
-  private grant: PermitGrant | undefined;
-
-  constructor(
-    private readonly ctx: ClientContext,
-    private readonly source: PermitSource<T>,
-    /** Permits asked for. */
-    private readonly permits: number,
-    private readonly signal: AbortSignal | undefined,
-  ) {}
-
-  attempt(): Promise<number | null> {
-    return this.source.tryOnce().then((result) => {
-      if (typeof result === 'number') return result;
-      if (this.abandoned) void this.giveBackQuietly(result);
-      else this.grant = result;
-      return null;
-    });
-  }
-
-  abandon(): void {
-    this.abandoned = true;
-  }
-
-  /** The permit ids once acquired (a plain semaphore's: none), for events. */
-  get owner(): string {
-    return this.grant?.owner ?? '';
-  }
-
-  get resendsUncertain(): boolean {
-    return this.source.resendsUncertain !== false;
-  }
-
-  claim(gift: unknown): boolean {
-    if (!this.source.joinsReleases || !(gift instanceof ReleasedPermits) || gift.left < this.permits) return false;
-    gift.left -= this.permits;
-    return true;
-  }
-
-  conclude(acquired: boolean): T | Promise<T> {
-    const grant = acquired ? this.grant : undefined;
-    if (!grant) return this.source.outcome(undefined);
-    const { lifetime } = this.ctx;
-    const cancelledBy = this.signal?.aborted ? this.signal : lifetime.aborted ? lifetime : undefined;
-    if (cancelledBy) {
-      return this.giveBackQuietly(grant).then(() => {
-        throw cancelledBy.reason;
-      });
-    }
-    return this.source.outcome(grant);
-  }
-
-  private giveBackQuietly(grant: PermitGrant): Promise<void> {
-    return this.source.giveBack(grant).then(
-      () => undefined,
-      (error: unknown) => this.ctx.logger.debug('giving back unwanted permits failed', { name: grant.name, error }),
-    );
-  }
-}
-
 /** What is left of one release by this client while its parked waiters claim their permits from it. */
 class ReleasedPermits {
   constructor(public left: number) {}
@@ -210,40 +119,6 @@ const PERMIT_WAKE: WakePolicy = LocalHandOff.over(wakeCount, (message) => {
 /** How many of a client's parked acquisitions wait for how many permits, by channel. */
 const WAITING = new ClientLocal(() => new Map<string, Map<number, number>>());
 
-/**
- * Waits for `permits` on `channel`, trying with `source`. A newcomer queues behind this client's
- * parked waiters that want no more permits than it does (whatever would serve it serves them),
- * rather than barging past them with an attempt of its own; behind waiters that want more, it tries
- * at once. Only an acquisition that parks records what it wants: one served by its first attempt
- * touches no shared state (its turn came before any newcomer's).
- */
-export function waitForPermits<T>(
-  ctx: ClientContext,
-  channel: string,
-  permits: number,
-  call: SyncCall,
-  source: PermitSource<T>,
-): Promise<T> {
-  // A single attempt (`waitTime` 0) neither queues nor parks: the wait loop ignores both for it.
-  const waiting = ctx.local(WAITING);
-  const demand = waiting.get(channel);
-  let queueFirst = false;
-  if (demand) for (const wanted of demand.keys()) queueFirst ||= wanted <= permits;
-  return acquireWithWait(ctx, {
-    name: source.name,
-    kind: source.kind,
-    attempts: new PermitAttempts(ctx, source, permits, call.signal),
-    channel,
-    policy: source.joinsReleases ? PASS_WAKE : PERMIT_WAKE,
-    backOff: fallbackBackOff,
-    waitTime: call.waitTime,
-    turnBound: PERMIT_RECHECK_MS,
-    queueFirst,
-    signal: call.signal,
-    watch: () => parkedDemand(waiting, channel, permits),
-  });
-}
-
 /** Records a parked acquisition wanting `permits` on `channel`; returns what takes it out. */
 function parkedDemand(channels: Map<string, Map<number, number>>, channel: string, permits: number): () => void {
   let demand = channels.get(channel);
@@ -254,6 +129,156 @@ function parkedDemand(channels: Map<string, Map<number, number>>, channel: strin
     if (left > 0) demand.set(permits, left);
     else if (demand.delete(permits) && demand.size === 0) channels.delete(channel);
   };
+}
+
+/** What a permit acquisition resolves, made from its grant (`undefined`: the wait time ran out). */
+export type PermitOutcome<T> = (taker: PermitTaker, grant: PermitGrant | undefined, call: SyncCall) => T;
+
+/**
+ * One acquisition of permits: its request to the shared wait loop and its attempts, in one object
+ * (a parked waiter keeps it, and what the loop reads is derived on demand). A semaphore kind
+ * subclasses it with its attempt and its give-back. Permits that land after the caller gave up (the
+ * signal aborted or the client closed) are given back, never kept behind the caller's back.
+ */
+export abstract class PermitAcquisition<T, K extends PermitTaker = PermitTaker>
+  implements WaitRequest<T>, AttemptSource<T>
+{
+  private abandoned = false;
+  private grant: PermitGrant | undefined;
+
+  constructor(
+    /** The semaphore. */
+    protected readonly taker: K,
+    /** Permits asked for. */
+    protected readonly permits: number,
+    protected readonly call: SyncCall,
+    private readonly outcome: PermitOutcome<T>,
+  ) {}
+
+  /**
+   * One attempt: `null` when it took the permits (their grant passed to {@link took}), else how long
+   * to park at most before the next, in ms. A failure rejects (never throws).
+   */
+  abstract attempt(): Promise<number | null>;
+
+  /** Gives back permits nobody wants any more (acquired after the caller gave up). */
+  protected abstract giveBack(grant: PermitGrant): Promise<unknown>;
+
+  /**
+   * Whether an attempt goes out in one script with a release this client makes in the same run of
+   * code (a plain semaphore's batch), so that a release can wake the parked waiters it may serve
+   * (see {@link passPermits}). Without it, a release is handed off instead.
+   */
+  protected abstract readonly joinsReleases: boolean;
+
+  /** See {@link AttemptSource.resendsUncertain}. */
+  abstract readonly resendsUncertain: boolean;
+
+  /** The kind's name, for events. */
+  abstract readonly kind: string;
+
+  /*
+   * The request, as the wait loop reads it.
+   */
+
+  get name(): string {
+    return this.taker.name;
+  }
+
+  get attempts(): this {
+    return this;
+  }
+
+  get channel(): string {
+    return this.taker.channel;
+  }
+
+  get policy(): WakePolicy {
+    return this.joinsReleases ? PASS_WAKE : PERMIT_WAKE;
+  }
+
+  get backOff(): BackOff {
+    return fallbackBackOff;
+  }
+
+  get waitTime(): number | undefined {
+    return this.call.waitTime;
+  }
+
+  get turnBound(): number {
+    return PERMIT_RECHECK_MS;
+  }
+
+  get signal(): AbortSignal | undefined {
+    return this.call.signal;
+  }
+
+  /**
+   * A newcomer queues behind this client's parked waiters that want no more permits than it does
+   * (whatever would serve it serves them), rather than barging past them with an attempt of its own;
+   * behind waiters that want more, it tries at once. Read as the acquisition starts.
+   */
+  get queueFirst(): boolean {
+    const demand = this.taker.ctx.local(WAITING).get(this.channel);
+    if (demand) for (const wanted of demand.keys()) if (wanted <= this.permits) return true;
+    return false;
+  }
+
+  /**
+   * Records what the acquisition wants once it parks: only one that parks does, so one served by its
+   * first attempt touches no shared state (its turn came before any newcomer's).
+   */
+  get watch(): WaitRequest<T>['watch'] {
+    return () => parkedDemand(this.taker.ctx.local(WAITING), this.channel, this.permits);
+  }
+
+  /*
+   * The attempts.
+   */
+
+  /** What an attempt that took `grant` answers the wait loop: acquired (`null`), kept unless the caller gave up meanwhile. */
+  protected took(grant: PermitGrant): null {
+    if (this.abandoned) void this.giveBackQuietly(grant);
+    else this.grant = grant;
+    return null;
+  }
+
+  abandon(): void {
+    this.abandoned = true;
+  }
+
+  /** The permit ids once acquired (a plain semaphore's: none), for events. */
+  get owner(): string {
+    return this.grant?.owner ?? '';
+  }
+
+  claim(gift: unknown): boolean {
+    if (!this.joinsReleases || !(gift instanceof ReleasedPermits) || gift.left < this.permits) return false;
+    gift.left -= this.permits;
+    return true;
+  }
+
+  conclude(acquired: boolean): T | Promise<T> {
+    const { taker, call } = this;
+    const grant = acquired ? this.grant : undefined;
+    if (!grant) return this.outcome(taker, undefined, call);
+    const { lifetime } = taker.ctx;
+    const cancelledBy = call.signal?.aborted ? call.signal : lifetime.aborted ? lifetime : undefined;
+    if (cancelledBy) {
+      return this.giveBackQuietly(grant).then(() => {
+        throw cancelledBy.reason;
+      });
+    }
+    return this.outcome(taker, grant, call);
+  }
+
+  private giveBackQuietly(grant: PermitGrant): Promise<void> {
+    return this.giveBack(grant).then(
+      () => undefined,
+      (error: unknown) =>
+        this.taker.ctx.logger.debug('giving back unwanted permits failed', { name: grant.name, error }),
+    );
+  }
 }
 
 /**
@@ -296,33 +321,42 @@ export function handOffRelease<R>(
 export interface PermitTaker extends HandleOwner {
   /** The context of the client it belongs to. */
   readonly ctx: ClientContext;
+  /** The channel its releases are announced on. */
+  readonly channel: string;
   /** The smallest permit count an acquisition may ask for. */
   readonly minPermits: number;
   /** The options its acquisitions take (besides `permits` for `using`). */
   readonly acquireKeys: readonly SyncKey[];
   /** Acquires `permits` as `call` says, resolving what `outcome` makes of the grant (`undefined`: out of time). */
-  take<T>(permits: number, call: SyncCall, outcome: (grant: PermitGrant | undefined) => T): Promise<T>;
+  take<T>(permits: number, call: SyncCall, outcome: PermitOutcome<T>): Promise<T>;
 }
+
+const toHandle: PermitOutcome<PermitHandle> = (taker, grant, call) => {
+  if (!grant) throw new LockAcquireTimeoutError(taker.name, call.waitTime ?? 0);
+  return new PermitHandle(taker, grant);
+};
+
+const toHandleOrNull: PermitOutcome<PermitHandle | null> = (taker, grant) =>
+  grant ? new PermitHandle(taker, grant) : null;
 
 /** `acquire(permits?, options?)` of a semaphore kind: waits as long as `waitTime` allows, else rejects. */
 export function acquireHandle(taker: PermitTaker, first: unknown, second: unknown): Promise<PermitHandle> {
-  return rejectingThrows(() => {
+  try {
     const [permits, call] = permitCall(taker, first, second, 'acquire');
-    return taker.take(permits, call, (grant) => {
-      if (!grant) throw new LockAcquireTimeoutError(taker.name, call.waitTime ?? 0);
-      return new PermitHandle(taker, grant);
-    });
-  });
+    return taker.take(permits, call, toHandle);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** `tryAcquire(permits?, options?)` of a semaphore kind: a single attempt unless `waitTime` is given. */
 export function tryAcquireHandle(taker: PermitTaker, first: unknown, second: unknown): Promise<PermitHandle | null> {
-  return rejectingThrows(() => {
+  try {
     const [permits, call] = permitCall(taker, first, second, 'tryAcquire');
-    return taker.take(permits, { ...call, waitTime: call.waitTime ?? 0 }, (grant) =>
-      grant ? new PermitHandle(taker, grant) : null,
-    );
-  });
+    return taker.take(permits, call.waitTime === undefined ? { ...call, waitTime: 0 } : call, toHandleOrNull);
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** `using(fn, options?)` of a semaphore kind: runs `fn` holding the permits, and gives them back. */

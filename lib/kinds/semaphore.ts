@@ -30,18 +30,22 @@ import {
   PermitGrant,
   acquireHandle,
   passPermits,
+  PermitAcquisition,
   tryAcquireHandle,
   usingHandle,
-  waitForPermits,
   type PermitHandle,
-  type PermitTry,
+  type PermitOutcome,
 } from './permits';
+import { acquireWithWait } from '../kernel/acquisition';
 
 /** Plain permits have no lease: their grants are never tracked, so this is never asked to renew. */
 const UNLEASED: LeaseKind = { noun: 'Permit', renew: (batch) => Promise.resolve(batch.map(() => true)) };
 
 /** The kind's name in events. */
 const KIND = 'semaphore';
+
+/** The options of `acquire` and `tryAcquire`. */
+const ACQUIRE_KEYS: readonly SyncKey[] = Object.freeze(['waitTime', 'signal']);
 
 /**
  * What this client sends to one semaphore in one run of code while it has waiters on its channel, to
@@ -100,20 +104,32 @@ function openBatch(ctx: ClientContext, name: string, channel: string): PermitBat
 }
 
 /**
- * One attempt to take `permits`, sent with this run's batch if one is open; resolves the grant, or
- * how long to park at most before the next.
+ * One acquisition of a plain semaphore's permits. Its attempt goes out with this run's batch if one
+ * is open, else at once, and its reply reaches the wait loop in one step.
  */
-function attemptPermits(ctx: ClientContext, name: string, channel: string, permits: number): Promise<PermitTry> {
-  const batch = openBatch(ctx, name, channel);
-  if (!batch)
-    return tryAcquirePermits(ctx.scripts, name, [permits]).then((flags) => permitTry(flags[0], name, permits));
-  const index = batch.wanted.push(permits) - 1;
-  return batch.flags.then((flags) => permitTry(flags[index], name, permits));
-}
+class SemaphoreAcquisition<T> extends PermitAcquisition<T> {
+  readonly kind = KIND;
+  protected readonly joinsReleases = true;
+  /** Permits without an owner: an attempt whose outcome is unknown cannot be taken back, nor sent twice. */
+  readonly resendsUncertain = false;
 
-/** What an attempt that `took` (its flag) or did not yields. */
-function permitTry(took: boolean | undefined, name: string, permits: number): PermitTry {
-  return took === true ? new PermitGrant(UNLEASED, KIND, name, permits, NO_PERMIT_IDS) : PERMIT_RECHECK_MS;
+  attempt(): Promise<number | null> {
+    const { ctx, name, channel } = this.taker;
+    const batch = openBatch(ctx, name, channel);
+    if (!batch) return tryAcquirePermits(ctx.scripts, name, [this.permits], (flags) => this.answer(flags[0]));
+    const index = batch.wanted.push(this.permits) - 1;
+    return batch.flags.then((flags) => this.answer(flags[index]));
+  }
+
+  protected giveBack(grant: PermitGrant): Promise<number> {
+    return releasePermits(this.taker.ctx.scripts, grant.name, grant.permits);
+  }
+
+  /** What the attempt whose flag is `took` answers the wait loop. */
+  private answer(took: boolean | undefined): number | null {
+    if (took !== true) return PERMIT_RECHECK_MS;
+    return this.took(new PermitGrant(UNLEASED, KIND, this.taker.name, this.permits, NO_PERMIT_IDS));
+  }
 }
 
 /**
@@ -134,11 +150,12 @@ function permitTry(took: boolean | undefined, name: string, permits: number): Pe
  * @category Synchronizers
  */
 export class RSemaphore implements Holdable<PermitHandle> {
-  private readonly channel: string;
+  /** @internal Where releases are announced. */
+  readonly channel: string;
   /** @internal */
   readonly minPermits = 0;
   /** @internal */
-  readonly acquireKeys: readonly SyncKey[] = ['waitTime', 'signal'];
+  readonly acquireKeys = ACQUIRE_KEYS;
 
   /** @internal Use `RedissonClient.getSemaphore`. */
   constructor(
@@ -326,36 +343,19 @@ export class RSemaphore implements Holdable<PermitHandle> {
    * count allows. A handle's `grant` emits `released` once they are back.
    */
   private releasePermits(permits: number, grant?: PermitGrant): Promise<void> {
-    const batch = openBatch(this.ctx, this.name, this.channel);
-    let sent: Promise<unknown>;
-    if (batch) {
-      batch.released += permits;
-      passPermits(this.ctx, this.channel, permits);
-      sent = batch.flags;
-    } else {
-      sent = releasePermits(this.ctx.scripts, this.name, permits);
-    }
-    return sent.then(() => grant?.released(this.ctx.emit));
+    const { ctx, name, channel } = this;
+    const batch = openBatch(ctx, name, channel);
+    if (!batch) return releasePermits(ctx.scripts, name, permits, true, () => grant?.released(ctx.emit));
+    batch.released += permits;
+    passPermits(ctx, channel, permits);
+    return batch.flags.then(() => grant?.released(ctx.emit));
   }
 
   /** @internal Acquires `permits` as `call` says; see `PermitTaker`. */
-  take<T>(permits: number, call: SyncCall, outcome: (grant: PermitGrant | undefined) => T): Promise<T> {
-    const { ctx, name } = this;
-    if (permits === 0) {
-      ctx.lifetime.throwIfAborted();
-      call.signal?.throwIfAborted();
-      return Promise.resolve(outcome(new PermitGrant(UNLEASED, KIND, name, 0, NO_PERMIT_IDS)));
-    }
-    const source = {
-      name,
-      kind: KIND,
-      // Permits without an owner: an attempt whose outcome is unknown cannot be taken back, nor sent twice.
-      resendsUncertain: false,
-      tryOnce: () => attemptPermits(ctx, name, this.channel, permits),
-      giveBack: () => releasePermits(ctx.scripts, name, permits),
-      joinsReleases: true,
-      outcome,
-    };
-    return waitForPermits(ctx, this.channel, permits, call, source);
+  take<T>(permits: number, call: SyncCall, outcome: PermitOutcome<T>): Promise<T> {
+    if (permits > 0) return acquireWithWait(this.ctx, new SemaphoreAcquisition(this, permits, call, outcome));
+    this.ctx.lifetime.throwIfAborted();
+    call.signal?.throwIfAborted();
+    return Promise.resolve(outcome(this, new PermitGrant(UNLEASED, KIND, this.name, 0, NO_PERMIT_IDS), call));
   }
 }

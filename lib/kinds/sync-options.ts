@@ -138,8 +138,19 @@ export interface SyncCall {
 
 export type SyncKey = 'waitTime' | 'leaseTime' | 'watchdog' | 'signal' | 'permits' | 'ttl';
 
+/** A call without options (shared: a call never changes its options). */
+const NO_OPTIONS: SyncCall = Object.freeze({
+  waitTime: undefined,
+  leaseTime: undefined,
+  watchdog: false,
+  signal: undefined,
+  permits: undefined,
+  ttl: undefined,
+});
+
 /** Validates the options of one synchronizer call; `allowed` lists the keys it accepts. */
 export function resolveSyncOptions(options: unknown, allowed: readonly SyncKey[], what: string): SyncCall {
+  if (options === undefined) return NO_OPTIONS;
   const given = checkOptionKeys(options, allowed, `${what} options`) as Partial<Record<SyncKey, unknown>>;
   const { waitTime, leaseTime, watchdog, signal, permits, ttl } = given;
   if (waitTime !== undefined) checkInteger('waitTime', waitTime, 0, MAX_TIME_MS, ' ms');

@@ -29,6 +29,9 @@ export function defineScript(name: string, text: string): Script {
 /** An argument as Redis receives it; a `Buffer` goes as raw bytes (binary ids). */
 export type ScriptArg = string | number | Buffer;
 
+/** No further arguments (see {@link ScriptRunner.runPublishing}). */
+export const NO_ARGS: readonly ScriptArg[] = Object.freeze([]);
+
 /**
  * Marks a script call as a write of lock state that replicas must have before it counts (replica
  * sync): after the reply, the runner sends `WAIT <replicas> <timeout>` on the connection that carried
@@ -91,15 +94,30 @@ export class ScriptRunner {
   }
 
   /**
-   * Runs `script` with the given KEYS and ARGV and returns its raw reply (decode it with `reply.ts`).
+   * Runs `script` with the given KEYS and ARGV and resolves its raw reply, or what `read` makes of
+   * it (a typed wrapper's decoding: it runs in the step that receives the reply, at no extra promise).
    * The command is written before this returns (ioredis sends at once on a ready connection). With
    * `write`, the reply is returned once replicas have the write (see {@link ReplicatedWrite}); on a
    * node without replicas that costs nothing.
    */
-  run(script: Script, keys: readonly string[], args: readonly ScriptArg[], write?: ReplicatedWrite): Promise<unknown> {
-    const sent = this.send(script, keys, args);
-    if (!write || keys.length === 0 || !this.topology.replicas.mayWait(keys[0]!)) return sent;
-    return sent.then(async (reply) => {
+  run(script: Script, keys: readonly string[], args: readonly ScriptArg[], write?: ReplicatedWrite): Promise<unknown>;
+  run<R>(
+    script: Script,
+    keys: readonly string[],
+    args: readonly ScriptArg[],
+    write: ReplicatedWrite | undefined,
+    read: (reply: unknown) => R,
+  ): Promise<R>;
+  run<R>(
+    script: Script,
+    keys: readonly string[],
+    args: readonly ScriptArg[],
+    write?: ReplicatedWrite,
+    read?: (reply: unknown) => R,
+  ): Promise<unknown> {
+    if (!write || keys.length === 0 || !this.topology.replicas.mayWait(keys[0]!))
+      return this.send(script, keys, args, read);
+    const synced = this.send(script, keys, args).then(async (reply) => {
       this.syncs += 1;
       try {
         return await this.synced(script, keys, args, write, reply);
@@ -107,6 +125,7 @@ export class ScriptRunner {
         this.syncs -= 1;
       }
     });
+    return read ? synced.then(read) : synced;
   }
 
   /** Whether some write was answered and now waits for its replicas (replica sync under way). */
@@ -114,10 +133,17 @@ export class ScriptRunner {
     return this.syncs > 0;
   }
 
-  private send(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
-    return this.redis.evalsha(script.sha, keys.length, ...keys, ...args).catch((error: unknown) => {
+  /** EVALSHA, then EVAL on NOSCRIPT; resolves the reply, or what `read` makes of it. */
+  private send<R>(
+    script: Script,
+    keys: readonly string[],
+    args: readonly ScriptArg[],
+    read?: (reply: unknown) => R,
+  ): Promise<unknown> {
+    return this.redis.evalsha(script.sha, keys.length, ...keys, ...args).then(read, (error: unknown) => {
       if (!isNoScript(error)) throw error;
-      return this.runText(script, keys, args);
+      const sent = this.runText(script, keys, args);
+      return read ? sent.then(read) : sent;
     });
   }
 
@@ -164,16 +190,34 @@ export class ScriptRunner {
 
   /**
    * Runs a script whose ARGV holds the publish command, once that is known: after `args`, followed by
-   * `rest` (a list of variable length).
+   * `rest` (a list of variable length). `read`: as for {@link run}.
    */
   runPublishing(
     script: Script,
     keys: readonly string[],
     args: readonly ScriptArg[],
     write?: ReplicatedWrite,
-    rest: readonly ScriptArg[] = [],
+    rest?: readonly ScriptArg[],
+  ): Promise<unknown>;
+  runPublishing<R>(
+    script: Script,
+    keys: readonly string[],
+    args: readonly ScriptArg[],
+    write: ReplicatedWrite | undefined,
+    rest: readonly ScriptArg[],
+    read: (reply: unknown) => R,
+  ): Promise<R>;
+  runPublishing<R>(
+    script: Script,
+    keys: readonly string[],
+    args: readonly ScriptArg[],
+    write?: ReplicatedWrite,
+    rest: readonly ScriptArg[] = NO_ARGS,
+    read?: (reply: unknown) => R,
   ): Promise<unknown> {
-    return this.topology.publish.with((command) => this.run(script, keys, [...args, command, ...rest], write));
+    return this.topology.publish.with((command) =>
+      this.run(script, keys, [...args, command, ...rest], write, read as (reply: unknown) => unknown),
+    );
   }
 
   /** Resolves once the latch deletions sent so far are answered (the client is closing). */

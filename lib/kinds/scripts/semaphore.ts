@@ -7,7 +7,7 @@ import tryAcquireSource from '../../../lua/semaphore/try-acquire.lua';
 import trySetPermitsSource from '../../../lua/semaphore/try-set-permits.lua';
 import { semaphoreChannel } from '../../keys';
 import { toFlag, toFlags, toInteger, toStringOrNull } from '../../kernel/scripts/reply';
-import { defineScript, type ReplicatedWrite, type ScriptRunner } from '../../kernel/scripts/runner';
+import { NO_ARGS, defineScript, type ReplicatedWrite, type ScriptRunner } from '../../kernel/scripts/runner';
 import { ONCE_IF_ONE, ONCE_WRITE } from '../../kernel/scripts/writes';
 
 /*
@@ -32,14 +32,41 @@ const DRAIN = defineScript('semaphore/drain', drainSource);
 
 /**
  * Takes permits for each count of `wanted`, in order, each if that many are still available (as
- * that many attempts one after another would); resolves one flag per count.
+ * that many attempts one after another would); resolves one flag per count, or what `read` makes of
+ * them.
  */
-export function tryAcquirePermits(runner: ScriptRunner, name: string, wanted: readonly number[]): Promise<boolean[]> {
-  const write: ReplicatedWrite = {
-    changed: (reply) => takenBy(reply, wanted) > 0,
-    undo: (reply) => releasePermits(runner, name, takenBy(reply, wanted), false),
-  };
-  return runner.run(TRY_ACQUIRE, [name], wanted, write).then(toFlags);
+export function tryAcquirePermits(runner: ScriptRunner, name: string, wanted: readonly number[]): Promise<boolean[]>;
+export function tryAcquirePermits<R>(
+  runner: ScriptRunner,
+  name: string,
+  wanted: readonly number[],
+  read: (flags: boolean[]) => R,
+): Promise<R>;
+export function tryAcquirePermits<R>(
+  runner: ScriptRunner,
+  name: string,
+  wanted: readonly number[],
+  read?: (flags: boolean[]) => R,
+): Promise<unknown> {
+  const decode: (reply: unknown) => unknown = read ? (reply) => read(toFlags(reply)) : toFlags;
+  return runner.run(TRY_ACQUIRE, [name], wanted, new PermitsTaken(runner, name, wanted), decode);
+}
+
+/** An acquisition's replica sync: it changed state if it took permits; undone by giving them back. */
+class PermitsTaken implements ReplicatedWrite {
+  constructor(
+    private readonly runner: ScriptRunner,
+    private readonly name: string,
+    private readonly wanted: readonly number[],
+  ) {}
+
+  changed(reply: unknown): boolean {
+    return takenBy(reply, this.wanted) > 0;
+  }
+
+  undo(reply: unknown): Promise<number> {
+    return releasePermits(this.runner, this.name, takenBy(reply, this.wanted), false);
+  }
 }
 
 /**
@@ -72,17 +99,33 @@ function takenBy(reply: unknown, wanted: readonly number[]): number {
 }
 
 /**
- * Adds `permits` back and publishes the new count; resolves it. `replicated` false: no WAIT (the
- * undo of an acquisition, which the acquisition's own round waits for).
+ * Adds `permits` back and publishes the new count; resolves it, or what `read` makes of it.
+ * `replicated` false: no WAIT (the undo of an acquisition, which the acquisition's own round waits for).
  */
 export function releasePermits(
   runner: ScriptRunner,
   name: string,
   permits: number,
+  replicated?: boolean,
+): Promise<number>;
+export function releasePermits<R>(
+  runner: ScriptRunner,
+  name: string,
+  permits: number,
+  replicated: boolean,
+  read: (count: number) => R,
+): Promise<R>;
+export function releasePermits<R>(
+  runner: ScriptRunner,
+  name: string,
+  permits: number,
   replicated = true,
-): Promise<number> {
+  read?: (count: number) => R,
+): Promise<unknown> {
   const write = replicated ? ONCE_WRITE : undefined;
-  return runner.runPublishing(RELEASE, [name, semaphoreChannel(name)], [permits], write).then(toInteger);
+  const keys = [name, semaphoreChannel(name)];
+  const decode: (reply: unknown) => unknown = read ? (reply) => read(toInteger(reply)) : toInteger;
+  return runner.runPublishing(RELEASE, keys, [permits], write, NO_ARGS, decode);
 }
 
 /** Like {@link releasePermits}, but only if the semaphore exists; resolves whether it did. */
