@@ -8,7 +8,7 @@ import { UNLOCK_MESSAGE, fairLockQueue, fairLockTimeouts, lockChannel, unlockLat
 import { UNLOCK_LATCH_TTL, toUnlockResult, type UnlockRequest, type UnlockResult } from './lock';
 import { REMOVED_WRITE, UNLOCK_WRITE, acquireWrite } from '../../kernel/scripts/writes';
 import { toFlag, toInteger, toIntegerOrNull } from '../../kernel/scripts/reply';
-import { defineScript, type ScriptRunner } from '../../kernel/scripts/runner';
+import { NO_ARGS, defineScript, type ScriptRunner } from '../../kernel/scripts/runner';
 
 const ACQUIRE = defineScript('fair-lock/acquire', acquireSource);
 const ACQUIRE_FAILED = defineScript('fair-lock/acquire-failed', acquireFailedSource);
@@ -93,7 +93,7 @@ export function fairAcquireFailed(runner: ScriptRunner, name: string, owner: str
 export function unlockFairLock(runner: ScriptRunner, { name, owner, leaseTime, requestId }: UnlockRequest): Promise<UnlockResult> {
   const latch = unlockLatchKey(name, requestId);
   const keys = [...keysOf(name), latch];
-  return runner.runPublishing(UNLOCK, keys, [UNLOCK_MESSAGE, leaseTime, owner, Date.now(), UNLOCK_LATCH_TTL], UNLOCK_WRITE).then((reply) => {
+  return runner.runPublishing(UNLOCK, keys, [UNLOCK_MESSAGE, leaseTime, owner, Date.now(), UNLOCK_LATCH_TTL], UNLOCK_WRITE, NO_ARGS, (reply) => {
     runner.latches.drop(latch);
     return toUnlockResult(reply);
   });

@@ -6,7 +6,7 @@ import trimSource from '../../../lua/lock/trim.lua';
 import unlockSource from '../../../lua/lock/unlock.lua';
 import { UNLOCK_MESSAGE, lockChannel, unlockLatchKey } from '../../keys';
 import { toFlag, toFlags, toInteger, toIntegerOrNull, toStringOrNull } from '../../kernel/scripts/reply';
-import { defineScript, type ScriptRunner } from '../../kernel/scripts/runner';
+import { NO_ARGS, defineScript, type ScriptRunner } from '../../kernel/scripts/runner';
 import { REMOVED_WRITE, RENEW_WRITE, UNLOCK_WRITE, acquireWrite } from '../../kernel/scripts/writes';
 
 const ACQUIRE = defineScript('lock/acquire', acquireSource);
@@ -71,7 +71,7 @@ export function acquireLock(
 ): Promise<number | null> {
   // Replica sync: an acquisition no replica has is taken back before it is tried again.
   const write = acquireWrite((reply) => reply === null, () => trimLock(runner, name, owner, believedHolds));
-  return runner.run(ACQUIRE, [name], [leaseTime, owner, believedHolds], write).then(toIntegerOrNull);
+  return runner.run(ACQUIRE, [name], [leaseTime, owner, believedHolds], write, toIntegerOrNull);
 }
 
 /**
@@ -91,7 +91,7 @@ export async function trimLock(runner: ScriptRunner, name: string, owner: string
 export function unlockLock(runner: ScriptRunner, { name, owner, leaseTime, requestId }: UnlockRequest): Promise<UnlockResult> {
   const latch = unlockLatchKey(name, requestId);
   const keys = [name, lockChannel(name), latch];
-  return runner.runPublishing(UNLOCK, keys, [UNLOCK_MESSAGE, leaseTime, owner, UNLOCK_LATCH_TTL], UNLOCK_WRITE).then((reply) => {
+  return runner.runPublishing(UNLOCK, keys, [UNLOCK_MESSAGE, leaseTime, owner, UNLOCK_LATCH_TTL], UNLOCK_WRITE, NO_ARGS, (reply) => {
     // The latch only matters to re-sends of a call whose reply was lost; this one has its answer.
     runner.latches.drop(latch);
     return toUnlockResult(reply);

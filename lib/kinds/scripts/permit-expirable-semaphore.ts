@@ -9,7 +9,7 @@ import tryAcquireSource from '../../../lua/permit-expirable-semaphore/try-acquir
 import updateLeaseSource from '../../../lua/permit-expirable-semaphore/update-lease.lua';
 import { PERMIT_NO_EXPIRY, permitTimeoutKey, semaphoreChannel } from '../../keys';
 import { toFlag, toFlags, toInteger, toStringOrNull } from '../../kernel/scripts/reply';
-import { defineScript, type ReplicatedWrite, type ScriptArg, type ScriptRunner } from '../../kernel/scripts/runner';
+import { NO_ARGS, defineScript, type ReplicatedWrite, type ScriptArg, type ScriptRunner } from '../../kernel/scripts/runner';
 import { ONCE_IF_ONE, ONCE_WRITE, RENEW_WRITE } from '../../kernel/scripts/writes';
 
 const TRY_ACQUIRE = defineScript('permit-expirable-semaphore/try-acquire', tryAcquireSource);
@@ -56,7 +56,7 @@ export function tryAcquireExpirable(
     changed: (reply) => toStringOrNull(reply) === 'OK',
     undo: () => releaseManyExpirable(runner, name, ids, Date.now(), false),
   };
-  return runner.runPublishing(TRY_ACQUIRE, keysOf(name), args, write).then(toPermitAttempt);
+  return runner.runPublishing(TRY_ACQUIRE, keysOf(name), args, write, NO_ARGS, toPermitAttempt);
 }
 
 const ACQUIRED: PermitAttempt = Object.freeze({ acquired: true });
@@ -78,7 +78,7 @@ function toPermitAttempt(raw: unknown): PermitAttempt {
 export function releaseExpirable(runner: ScriptRunner, name: string, id: Buffer, now: number): Promise<boolean> {
   const [key, zset, channel] = keysOf(name);
   // Runs once (a second run would answer "not held"); its reply 0 may still mean released (expired).
-  return runner.runPublishing(RELEASE, [key, channel, zset], [id, 1, now], ONCE_WRITE).then(toFlag);
+  return runner.runPublishing(RELEASE, [key, channel, zset], [id, 1, now], ONCE_WRITE, NO_ARGS, toFlag);
 }
 
 /**
@@ -94,7 +94,7 @@ export function releaseManyExpirable(
 ): Promise<number> {
   const [key, zset, channel] = keysOf(name);
   const write: ReplicatedWrite | undefined = replicated ? { changed: (reply) => toInteger(reply) > 0, resend: false } : undefined;
-  return runner.runPublishing(RELEASE_MANY, [key, channel, zset], [ids.length, now, ...ids], write).then(toInteger);
+  return runner.runPublishing(RELEASE_MANY, [key, channel, zset], [ids.length, now, ...ids], write, NO_ARGS, toInteger);
 }
 
 /** Counts after reclaiming expired permits. */

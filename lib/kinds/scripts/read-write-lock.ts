@@ -18,7 +18,7 @@ import {
 import { UNLOCK_LATCH_TTL, toUnlockResult, type UnlockRequest, type UnlockResult } from './lock';
 import { REMOVED_WRITE, RENEW_WRITE, UNLOCK_WRITE, acquireWrite as acquisition } from '../../kernel/scripts/writes';
 import { toFlag, toFlags, toInteger, toIntegerOrNull } from '../../kernel/scripts/reply';
-import { defineScript, type ScriptArg, type ScriptRunner } from '../../kernel/scripts/runner';
+import { NO_ARGS, defineScript, type ScriptArg, type ScriptRunner } from '../../kernel/scripts/runner';
 
 const READ_ACQUIRE = defineScript('read-write-lock/read-acquire', readAcquireSource);
 const READ_UNLOCK = defineScript('read-write-lock/read-unlock', readUnlockSource);
@@ -53,14 +53,14 @@ export function acquireRead(
 ): Promise<number | null> {
   const keys = [name, readerTimeoutPrefix(name, reader)];
   const write = acquisition((reply) => reply === null, () => trimRead(runner, name, reader, believedHolds));
-  return runner.run(READ_ACQUIRE, keys, [leaseTime, reader, writer, believedHolds], write).then(toIntegerOrNull);
+  return runner.run(READ_ACQUIRE, keys, [leaseTime, reader, writer, believedHolds], write, toIntegerOrNull);
 }
 
 /** Releases one read hold of `owner` (the reader token); the lease is not used (holds keep their own). */
 export function unlockRead(runner: ScriptRunner, { name, owner, requestId }: UnlockRequest): Promise<UnlockResult> {
   const latch = unlockLatchKey(name, requestId);
   const keys = [name, readWriteLockChannel(name), readerTimeoutPrefix(name, owner), readTimeoutKeyPrefix(name), latch];
-  return runner.runPublishing(READ_UNLOCK, keys, [UNLOCK_MESSAGE, owner, UNLOCK_LATCH_TTL], UNLOCK_WRITE).then((reply) => {
+  return runner.runPublishing(READ_UNLOCK, keys, [UNLOCK_MESSAGE, owner, UNLOCK_LATCH_TTL], UNLOCK_WRITE, NO_ARGS, (reply) => {
     runner.latches.drop(latch);
     return toUnlockResult(reply);
   });
@@ -82,14 +82,14 @@ export function acquireWrite(
   believedHolds: number,
 ): Promise<number | null> {
   const write = acquisition((reply) => reply === null, () => trimWrite(runner, name, writer, believedHolds));
-  return runner.run(WRITE_ACQUIRE, [name], [leaseTime, writer, believedHolds], write).then(toIntegerOrNull);
+  return runner.run(WRITE_ACQUIRE, [name], [leaseTime, writer, believedHolds], write, toIntegerOrNull);
 }
 
 /** Releases one write hold; the last one publishes `1`, which wakes every waiter. */
 export function unlockWrite(runner: ScriptRunner, { name, owner, leaseTime, requestId }: UnlockRequest): Promise<UnlockResult> {
   const latch = unlockLatchKey(name, requestId);
   const keys = [name, readWriteLockChannel(name), latch];
-  return runner.runPublishing(WRITE_UNLOCK, keys, [READ_UNLOCK_MESSAGE, leaseTime, owner, UNLOCK_LATCH_TTL], UNLOCK_WRITE).then((reply) => {
+  return runner.runPublishing(WRITE_UNLOCK, keys, [READ_UNLOCK_MESSAGE, leaseTime, owner, UNLOCK_LATCH_TTL], UNLOCK_WRITE, NO_ARGS, (reply) => {
     runner.latches.drop(latch);
     return toUnlockResult(reply);
   });
