@@ -103,7 +103,10 @@ export class RedissonClient {
         });
       }
     },
-    { heard: (type: keyof RedissonEvents): boolean => hasHandlers(this.emitter, type) || hasHandlers(this.emitter, '*') },
+    {
+      heard: (type: keyof RedissonEvents): boolean =>
+        this.emitter.all.size > 0 && (hasHandlers(this.emitter, type) || hasHandlers(this.emitter, '*')),
+    },
   );
   private readonly lifetime = new AbortController();
   private readonly pending = new LinkedSet<Closable>();
@@ -528,8 +531,9 @@ export class RedissonClient {
 
   /** The client's instance of a primitive's per-client state, made on first use. */
   private localOf<T>(local: ClientLocal<T>): T {
-    if (!this.locals.has(local)) this.locals.set(local, local.create(this.context));
-    return this.locals.get(local) as T;
+    let state = this.locals.get(local) as T | undefined;
+    if (state === undefined) this.locals.set(local, (state = local.create(this.context)));
+    return state;
   }
 
   private assertOpen(): void {

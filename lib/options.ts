@@ -467,7 +467,8 @@ export function checkName(name: unknown, what = 'name'): asserts name is string 
   if (!name.isWellFormed()) {
     throw new InvalidArgumentError(`${what} must be well-formed Unicode (it contains a lone surrogate)`);
   }
-  const bytes = Buffer.byteLength(name);
+  // A UTF-16 code unit takes at most 3 bytes in UTF-8: a name this short needs no count.
+  const bytes = name.length * 3 <= MAX_NAME_BYTES ? 0 : Buffer.byteLength(name);
   if (bytes > MAX_NAME_BYTES) {
     throw new InvalidArgumentError(`${what} is ${bytes} bytes long; the limit is ${MAX_NAME_BYTES}`);
   }

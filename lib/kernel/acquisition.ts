@@ -271,7 +271,7 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     // beat theirs (it goes out at once, theirs only after the release message), starving them. It
     // subscribes before any attempt: once subscribed, it waits its turn (see `subscribed`).
     const queueFirst =
-      request.queueFirst !== false && waitTime !== 0 && channel !== undefined && ctx.pubsub.hasWaiters(channel);
+      waitTime !== 0 && channel !== undefined && ctx.pubsub.hasWaiters(channel) && request.queueFirst !== false;
     if (queueFirst) {
       // Local waiters share the channel: its SUBSCRIBE is most likely confirmed, and then it parks now.
       const shared = ctx.pubsub.shareConfirmed(channel, this.shareOptions);
@@ -291,7 +291,8 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
   }
 
   private get shareOptions(): ShareOptions {
-    return { linger: this.request.linger };
+    const { linger } = this.request;
+    return linger ? { linger } : NO_LINGER;
   }
 
   /** Woken by a release message, or handed a local release: try again at once. */
@@ -505,9 +506,13 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     const ended = this.end(acquired, 'timeout');
     if (ended === false) return;
     if (acquired) this.reportAcquired();
-    const conclude = (): T | Promise<T> => this.request.attempts.conclude(acquired, this, ttl);
+    const { attempts } = this.request;
     try {
-      this.resolve(ended === true ? conclude() : ended.then(conclude));
+      this.resolve(
+        ended === true
+          ? attempts.conclude(acquired, this, ttl)
+          : ended.then(() => attempts.conclude(acquired, this, ttl)),
+      );
     } catch (error) {
       this.reject(error);
     }
@@ -566,6 +571,9 @@ class Acquisition<T> implements Waiter, Closable, WaitStats, Timed {
     return attempts.gaveUp?.(reason, this) ?? true;
   }
 }
+
+/** Share options of a wait that does not linger. */
+const NO_LINGER: ShareOptions = Object.freeze({});
 
 /** Redis refused a command by ACL (`NOPERM`, or a script told it cannot run a command or channel). */
 function isPermissionError(error: unknown): boolean {

@@ -40,7 +40,7 @@ export class PermitGrant extends Lease {
     readonly ids: readonly Buffer[],
   ) {
     const permitIds = ids.length === 0 ? NO_HEX_IDS : ids.map((id) => id.toString('hex'));
-    super(kind, name, permitIds.join(','), kindName);
+    super(kind, name, permitIds.length === 0 ? '' : permitIds.join(','), kindName);
     this.permitIds = permitIds;
   }
 

@@ -95,7 +95,7 @@ const OPEN_BATCHES = new ClientLocal(() => new Map<string, PermitBatch>());
  */
 function openBatch(ctx: ClientContext, name: string, channel: string): PermitBatch | undefined {
   const open = ctx.local(OPEN_BATCHES);
-  let batch = open.get(name);
+  let batch = open.size === 0 ? undefined : open.get(name);
   if (!batch && ctx.pubsub.hasWaiters(channel)) {
     batch = new PermitBatch(ctx, name, () => open.delete(name));
     open.set(name, batch);

@@ -254,7 +254,8 @@ export class PubSubManager {
 
   /** Whether local waiters share `channel` right now. */
   hasWaiters(channel: string): boolean {
-    return (this.entries.get(this.prefix + channel)?.refs ?? 0) > 0;
+    // Without any subscription the channel is not looked up (a fresh name would be hashed for nothing).
+    return this.entries.size > 0 && (this.entries.get(this.prefix + channel)?.refs ?? 0) > 0;
   }
 
   /**
@@ -316,9 +317,8 @@ export class PubSubManager {
    * sent after this call cannot miss a release. `undefined` otherwise (use {@link subscribe}).
    */
   shareConfirmed(channel: string, options?: ShareOptions): Subscription | undefined {
-    if (this.lifetime.signal.aborted) return undefined;
-    const name = this.prefix + channel;
-    const entry = this.entries.get(name);
+    if (this.lifetime.signal.aborted || this.entries.size === 0) return undefined;
+    const entry = this.entries.get(this.prefix + channel);
     return entry?.confirmed ? this.share(entry, options) : undefined;
   }
 

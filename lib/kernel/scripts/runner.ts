@@ -140,7 +140,8 @@ export class ScriptRunner {
     args: readonly ScriptArg[],
     read?: (reply: unknown) => R,
   ): Promise<unknown> {
-    return this.redis.evalsha(script.sha, keys.length, ...keys, ...args).then(read, (error: unknown) => {
+    const command: ScriptArg[] = [script.sha, keys.length];
+    return this.redis.call('evalsha', command.concat(keys, args)).then(read, (error: unknown) => {
       if (!isNoScript(error)) throw error;
       const sent = this.runText(script, keys, args);
       return read ? sent.then(read) : sent;
@@ -185,7 +186,8 @@ export class ScriptRunner {
    * answer that never arrives could not trigger the fallback, so the script would never run.
    */
   runText(script: Script, keys: readonly string[], args: readonly ScriptArg[]): Promise<unknown> {
-    return this.redis.eval(script.source, keys.length, ...keys, ...args);
+    const command: ScriptArg[] = [script.source, keys.length];
+    return this.redis.call('eval', command.concat(keys, args));
   }
 
   /**
@@ -216,7 +218,7 @@ export class ScriptRunner {
     read?: (reply: unknown) => R,
   ): Promise<unknown> {
     return this.topology.publish.with((command) =>
-      this.run(script, keys, [...args, command, ...rest], write, read as (reply: unknown) => unknown),
+      this.run(script, keys, args.concat(command, rest), write, read as (reply: unknown) => unknown),
     );
   }
 
