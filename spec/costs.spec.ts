@@ -94,6 +94,27 @@ describe.each(LOCK_KINDS)('$kind uncontended cycle cost', (subject) => {
   });
 });
 
+/** What a hand-off cycle takes and gives back: a lock or a semaphore. */
+interface Acquirable {
+  acquire(): Promise<{ release(): Promise<void> }>;
+}
+
+/**
+ * One hand-off: `holder` (another client's) takes its hold, `waiter` (of `redisson`) parks behind
+ * it, the holder releases and the waiter takes its turn and releases. Parked is polled on
+ * immediates, which make no timer or promise of their own.
+ */
+async function handOffCycle(holder: Acquirable, waiter: Acquirable, redisson: RedissonClient): Promise<void> {
+  const held = await holder.acquire();
+  const waiting = waiter.acquire();
+  await new Promise<void>((resolve) => {
+    const check = (): unknown => (redisson.diagnostics().waiters === 1 ? resolve() : setImmediate(check));
+    check();
+  });
+  await held.release();
+  await (await waiting).release();
+}
+
 /**
  * Promises one hand-off may make, both clients together: the holder's cycle (about 18), and the
  * waiter's acquisition, subscription, three attempts and release. Measured: 66 for the RLock and
@@ -111,19 +132,7 @@ describe.each(LOCK_KINDS.filter((subject) => subject.channel('x') !== undefined)
     const holder = lockOf(holderClient, holderSubject, name);
     await withClient(async (redisson, connection) => {
       const lock = lockOf(redisson, subject, name);
-      // Parked: polled on immediates, which make no timer or promise of their own.
-      const parked = () =>
-        new Promise<void>((resolve) => {
-          const check = (): unknown => (redisson.diagnostics().waiters === 1 ? resolve() : setImmediate(check));
-          check();
-        });
-      const handOff = async (): Promise<void> => {
-        const held = await holder.acquire();
-        const waiting = lock.acquire();
-        await parked();
-        await held.release();
-        await (await waiting).release();
-      };
+      const handOff = () => handOffCycle(holder, lock, redisson);
       for (let i = 0; i < 3; i++) await handOff(); // scripts cached, replica count read, objects made
       const before = await commandCounts(admin());
       const { sent, timers, promises } = await costOf(connection, handOff, {
@@ -212,18 +221,7 @@ describe('semaphore hand-off', () => {
     await holder.trySetPermits(1);
     await withClient(async (redisson, connection) => {
       const semaphore = redisson.getSemaphore(name);
-      const parked = () =>
-        new Promise<void>((resolve) => {
-          const check = (): unknown => (redisson.diagnostics().waiters === 1 ? resolve() : setImmediate(check));
-          check();
-        });
-      const handOff = async (): Promise<void> => {
-        const held = await holder.acquire();
-        const waiting = semaphore.acquire();
-        await parked();
-        await held.release();
-        await (await waiting).release();
-      };
+      const handOff = () => handOffCycle(holder, semaphore, redisson);
       for (let i = 0; i < 3; i++) await handOff();
       const before = await commandCounts(admin());
       const { sent, promises } = await costOf(connection, handOff, { cycles: 20, wholeProcess: true, warmUp: 0 });
