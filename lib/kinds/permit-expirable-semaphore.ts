@@ -449,9 +449,18 @@ export class RPermitExpirableSemaphore implements Holdable<PermitHandle> {
 
 /** One acquisition of expirable permits: each attempt asks for them by id, with their lease. */
 class ExpirableAcquisition<T> extends PermitAcquisition<T, RPermitExpirableSemaphore> {
-  readonly kind = KIND;
-  protected readonly joinsReleases = false;
-  readonly resendsUncertain = true;
+  // The kind's constants are getters, not fields: a parked waiter keeps this object.
+  get kind(): string {
+    return KIND;
+  }
+
+  protected get joinsReleases(): boolean {
+    return false;
+  }
+
+  get resendsUncertain(): boolean {
+    return true;
+  }
   /**
    * The ids of the attempts: a refused attempt adds none, so the next one reuses them; only after
    * an uncertain attempt (taken back, perhaps still in flight) are they new.

@@ -108,10 +108,19 @@ function openBatch(ctx: ClientContext, name: string, channel: string): PermitBat
  * is open, else at once, and its reply reaches the wait loop in one step.
  */
 class SemaphoreAcquisition<T> extends PermitAcquisition<T> {
-  readonly kind = KIND;
-  protected readonly joinsReleases = true;
+  // The kind's constants are getters, not fields: a parked waiter keeps this object.
+  get kind(): string {
+    return KIND;
+  }
+
+  protected get joinsReleases(): boolean {
+    return true;
+  }
+
   /** Permits without an owner: an attempt whose outcome is unknown cannot be taken back, nor sent twice. */
-  readonly resendsUncertain = false;
+  get resendsUncertain(): boolean {
+    return false;
+  }
 
   attempt(): Promise<number | null> {
     const { ctx, name, channel } = this.taker;
