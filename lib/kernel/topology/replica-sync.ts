@@ -29,8 +29,7 @@ export class AofUnavailable extends Error {
 /** One node's replica count: the last value read, and the read in flight. */
 interface NodeCount {
   value: number | undefined;
-  /** Whether the count needs reading again: never read, older than the refresh interval, or doubted. */
-  stale: boolean;
+  readAt: number;
   reading: Promise<number> | undefined;
   /** The node refused WAIT (a managed service without it): never wait there again. */
   noWait: boolean;
@@ -50,8 +49,7 @@ export class ReplicaSync {
     private readonly nodeOf: (key: string) => Redis | undefined,
     readonly settings: ResolvedReplicaSync,
     private readonly onError: (error: unknown, what: string) => void,
-    /** How long a node's replica count is trusted before it is read again, in ms. */
-    private readonly refreshMs = REFRESH_MS,
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   /**
@@ -66,7 +64,7 @@ export class ReplicaSync {
     if (!node) return false;
     const entry = this.entryOf(node);
     if (entry.noWait) return false; // WAIT refused (never set with `aof`, which sends no WAIT)
-    if (entry.stale) {
+    if (entry.value === undefined || this.now() - entry.readAt >= REFRESH_MS) {
       void this.countOf(node).catch(() => undefined);
     }
     return this.settings.aof || (entry.value !== 0 && this.settings.replicas !== 0);
@@ -99,7 +97,7 @@ export class ReplicaSync {
     }
     if (acked < replicas) {
       // A replica may have gone: read the count again before judging the next write.
-      entry.stale = true;
+      entry.readAt = -Infinity;
       const now = await this.countOf(node, true).catch(() => connected);
       if (now === 0) return undefined; // no replica left to lose the write to
     }
@@ -118,14 +116,14 @@ export class ReplicaSync {
       throw error;
     }
     const [local, acked] = (reply as unknown[]).map(Number) as [number, number];
-    if (replicas > 0 && acked === 0) this.entryOf(node).stale = true; // a replica may have gone
+    if (replicas > 0 && acked === 0) this.entryOf(node).readAt = -Infinity; // a replica may have gone
     return { replicas, acked, local: local > 0, synced: local > 0 && (replicas === 0 || acked > 0) };
   }
 
   private entryOf(node: Redis): NodeCount {
     let entry = this.counts.get(node);
     if (!entry) {
-      entry = { value: undefined, stale: true, reading: undefined, noWait: false };
+      entry = { value: undefined, readAt: -Infinity, reading: undefined, noWait: false };
       this.counts.set(node, entry);
     }
     return entry;
@@ -134,15 +132,14 @@ export class ReplicaSync {
   /** The node's connected replicas: cached, read again once stale (the stale value serves meanwhile). */
   private countOf(node: Redis, waitForFresh = false): Promise<number> {
     const entry = this.entryOf(node);
-    if (entry.value !== undefined && !entry.stale) return Promise.resolve(entry.value);
+    const fresh = this.now() - entry.readAt < REFRESH_MS;
+    if (entry.value !== undefined && fresh) return Promise.resolve(entry.value);
     if (entry.reading) return waitForFresh || entry.value === undefined ? entry.reading : Promise.resolve(entry.value);
     const reading = node.info('replication').then(
       (info) => {
         const value = Number(/^connected_slaves:(\d+)/m.exec(String(info))?.[1] ?? 0);
         entry.value = value;
-        entry.stale = false;
-        // A timer, not a clock read on every write, tells when the count is old.
-        setTimeout(markStale, this.refreshMs, entry).unref();
+        entry.readAt = this.now();
         entry.reading = undefined;
         return value;
       },
@@ -159,10 +156,6 @@ export class ReplicaSync {
     // A stale count answers at once while the refresh runs; the first read is waited for.
     return entry.value !== undefined && !waitForFresh ? Promise.resolve(entry.value) : reading;
   }
-}
-
-function markStale(entry: NodeCount): void {
-  entry.stale = true;
 }
 
 /**
