@@ -449,6 +449,12 @@ export class RPermitExpirableSemaphore implements Holdable<PermitHandle> {
 
 /** One acquisition of expirable permits: each attempt asks for them by id, with their lease. */
 class ExpirableAcquisition<T> extends PermitAcquisition<T, RPermitExpirableSemaphore> {
+  /**
+   * The ids of the attempts: a refused attempt adds none, so the next one reuses them; only after
+   * an uncertain attempt (taken back, perhaps still in flight) are they new.
+   */
+  private ids: Buffer[] | undefined;
+
   // The kind's constants are getters, not fields: a parked waiter keeps this object.
   get kind(): string {
     return KIND;
@@ -461,11 +467,6 @@ class ExpirableAcquisition<T> extends PermitAcquisition<T, RPermitExpirableSemap
   get resendsUncertain(): boolean {
     return true;
   }
-  /**
-   * The ids of the attempts: a refused attempt adds none, so the next one reuses them; only after
-   * an uncertain attempt (taken back, perhaps still in flight) are they new.
-   */
-  private ids: Buffer[] | undefined;
 
   private get leaseTime(): number | undefined {
     return this.call.watchdog ? this.taker.ctx.options.lockWatchdogTimeout : this.call.leaseTime;

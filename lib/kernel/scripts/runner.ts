@@ -115,6 +115,8 @@ export class ScriptRunner {
     write?: ReplicatedWrite,
     read?: (reply: unknown) => R,
   ): Promise<unknown> {
+    // Asked before sending, so that a reply nobody waits for replicas for is read in its own step
+    // (a stale replica count is then read just ahead of this write, on the same connection).
     if (!write || keys.length === 0 || !this.topology.replicas.mayWait(keys[0]!))
       return this.send(script, keys, args, read);
     const synced = this.send(script, keys, args).then(async (reply) => {

@@ -54,9 +54,9 @@ export class ReplicaSync {
 
   /**
    * Whether a write to `key` may have replicas to wait for. Synchronous, so that a node known to have
-   * none (a standalone server, most of the time) costs a write nothing. Called right after a write
-   * is sent: a count not known yet, or stale, is read then, behind the write on the same connection,
-   * at no round trip of its own.
+   * none (a standalone server, most of the time) costs a write nothing. Called just before a write
+   * is sent (the runner decides then how to read its reply): a count not known yet, or stale, is
+   * read then, on the same connection right ahead of the write, at no round trip of its own.
    */
   mayWait(key: string): boolean {
     if (!this.settings.enabled) return false;
