@@ -224,14 +224,22 @@ describe('semaphore hand-off', () => {
       const handOff = () => handOffCycle(holder, semaphore, redisson);
       for (let i = 0; i < 3; i++) await handOff();
       const before = await commandCounts(admin());
-      const { sent, promises } = await costOf(connection, handOff, { cycles: 20, wholeProcess: true, warmUp: 0 });
+      const { sent, timers, promises } = await costOf(connection, handOff, {
+        cycles: 20,
+        wholeProcess: true,
+        warmUp: 0,
+      });
       const { subscribe, unsubscribe } = commandsBetween(before, await commandCounts(admin()));
       // The waiter's attempts: refused, refused again once subscribed, won once woken; then its release.
       expect(sent).toEqual({ evalsha: 4 });
       expect([subscribe, unsubscribe]).toEqual([20, 20]);
+      // The waiter's client timer queue set twice (the SUBSCRIBE's time limit, then the wait's
+      // re-check bound); plain permits have no lease timer. Give or take an occasional background one.
+      expect(timers).toBeLessThanOrEqual(2.25);
       expect(promises).toBeLessThanOrEqual(SEMAPHORE_HAND_OFF_PROMISES);
       expect(redisson.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
       expect(await semaphore.availablePermits()).toBe(1);
+      expect(await admin().keys('*')).toEqual([name]); // the count alone: no latch or other key
     });
   });
 });
