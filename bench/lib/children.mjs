@@ -33,12 +33,13 @@ const RUN_GRACE = 8_000;
 
 /**
  * Lets every child loop until the same wall-clock time, `ms` from now; resolves their results and
- * how long the run took.
+ * how long the run took. `warmUp`: the children loop on objects of the warm-up's own (see
+ * `WARM_UP_MS`), whose results the caller drops.
  */
-export async function runAllFor(children, ms) {
+export async function runAllFor(children, ms, warmUp = false) {
   const start = performance.now();
   const untilMs = Date.now() + ms;
-  for (const child of children) child.send({ until: untilMs });
+  for (const child of children) child.send({ until: untilMs, warmUp });
   const results = (await allNext(children, 'the last waits (wake-up missed?)', ms + RUN_GRACE)).map((m) => m.result);
   return { results, elapsed: performance.now() - start };
 }

@@ -1,7 +1,8 @@
 // Child process of the semaphore scenario: some workers of one semaphore on one adapter instance.
 // Argv: adapter id, direct url, proxy url, semaphore key, permits, workers, holders key.
-// Protocol (IPC): child sends {ready}. Parent sends {until}: each worker loops on the direct
-// connection until then; child sends {result}. Parent sends {park}: each worker acquires once through
+// Protocol (IPC): child sends {ready}. Parent sends {until, warmUp}: each worker loops on the direct
+// connection until then (on a semaphore and holders counter of the warm-up's own when `warmUp`);
+// child sends {result}. Parent sends {park}: each worker acquires once through
 // the proxy; child sends {parked} once they wait, and {acquired} once all got a permit and gave it
 // back. {exit} ends it.
 import Redis from 'ioredis';
@@ -18,6 +19,7 @@ if (adapter.error) throw new Error(adapter.error);
 const lib = await adapter.setupSemaphore({ url });
 const parked = await adapter.setupSemaphore({ url: proxyUrl });
 await lib.prepare(key, permits);
+await lib.prepare(`${key}:warm-up`, permits);
 await parked.prepare(key, permits);
 const redis = new Redis(url);
 await redis.ping();
@@ -32,7 +34,8 @@ process.on('message', async (msg) => {
   if (msg.until) {
     const cpuBefore = process.cpuUsage();
     countScripts();
-    const results = await Promise.all(Array.from({ length: workers }, () => loop(msg.until)));
+    const suffix = msg.warmUp ? ':warm-up' : '';
+    const results = await Promise.all(Array.from({ length: workers }, () => loop(msg.until, suffix)));
     const cpu = process.cpuUsage(cpuBefore);
     process.send({ result: { workers: results, scripts: takeScriptCounts(), cpuMs: (cpu.user + cpu.system) / 1000 } });
   }
@@ -46,8 +49,12 @@ process.on('message', async (msg) => {
   }
 });
 
-/** Takes a permit, counts itself in a shared holders counter (its peak must stay at `permits`), gives it back. */
-async function loop(untilMs) {
+/**
+ * Takes a permit, counts itself in a shared holders counter (its peak must stay at `permits`), gives
+ * it back. `suffix` names the semaphore and counter of a warm-up.
+ */
+async function loop(untilMs, suffix) {
+  const [semaphore, holders] = [key + suffix, holdersKey + suffix];
   const waits = [];
   let peak = 0;
   let errors = 0;
@@ -55,15 +62,15 @@ async function loop(untilMs) {
     const asked = performance.now();
     let release;
     try {
-      release = await lib.acquire(key);
+      release = await lib.acquire(semaphore);
     } catch {
       errors += 1;
       continue;
     }
     waits.push(performance.now() - asked);
-    peak = Math.max(peak, await redis.incr(holdersKey));
+    peak = Math.max(peak, await redis.incr(holders));
     await tick();
-    await redis.decr(holdersKey);
+    await redis.decr(holders);
     await release();
   }
   return { ops: waits.length, waits, peak, errors };

@@ -1,7 +1,8 @@
 // Child process of the read-write scenario: one reader or the writer of one read/write lock.
 // Argv: adapter id, role (reader|writer), direct url, proxy url, lock name, counter key.
-// Protocol (IPC): child sends {ready}. Parent sends {until}: the child loops on the direct connection
-// until then and sends {result}. Parent sends {park}: one acquisition through the proxy; the child
+// Protocol (IPC): child sends {ready}. Parent sends {until, warmUp}: the child loops on the direct
+// connection until then (on a lock and counter of the warm-up's own when `warmUp`) and sends
+// {result}. Parent sends {park}: one acquisition through the proxy; the child
 // sends {parked} once it waits, and {acquired} once it got the lock and gave it back. {exit} ends it.
 import Redis from 'ioredis';
 import { setImmediate as tick } from 'node:timers/promises';
@@ -16,7 +17,7 @@ const direct = new Redis(url);
 const lib = await adapter.setupReadWrite({ url });
 const parked = await adapter.setupReadWrite({ url: proxyUrl });
 /** Takes this child's side of the lock on `client`; resolves its release. */
-const take = (client) => (role === 'writer' ? client.write(name) : client.read(name));
+const take = (client, lock = name) => (role === 'writer' ? client.write(lock) : client.read(lock));
 await direct.ping();
 process.send({ ready: true });
 
@@ -26,7 +27,7 @@ process.on('message', async (msg) => {
     direct.disconnect();
     process.exit(0);
   }
-  if (msg.until) process.send({ result: await loop(msg.until) });
+  if (msg.until) process.send({ result: await loop(msg.until, msg.warmUp ? ':warm-up' : '') });
   if (msg.park) {
     const acquired = take(parked).then((release) => release());
     await until(() => parked.diagnostics().waiters === 1, 10_000, 'the waiter to park', 5);
@@ -39,9 +40,11 @@ process.on('message', async (msg) => {
 /**
  * The writer: read-modify-write of the counter under the write lock (an await in between, so an
  * overlap would lose an update). A reader: reads the counter twice under the read lock with an await
- * in between; a change between the two means a writer got in while it held (a torn read).
+ * in between; a change between the two means a writer got in while it held (a torn read). `suffix`
+ * names the lock and counter of a warm-up.
  */
-async function loop(untilMs) {
+async function loop(untilMs, suffix) {
+  const counter = counterKey + suffix;
   const waits = [];
   let torn = 0;
   let errors = 0;
@@ -51,16 +54,16 @@ async function loop(untilMs) {
     const asked = performance.now();
     let release;
     try {
-      release = await take(lib);
+      release = await take(lib, name + suffix);
     } catch {
       errors += 1;
       continue;
     }
     waits.push(performance.now() - asked);
-    const value = await direct.get(counterKey);
+    const value = await direct.get(counter);
     await tick();
-    if (role === 'writer') await direct.set(counterKey, Number(value ?? 0) + 1);
-    else if ((await direct.get(counterKey)) !== value) torn += 1;
+    if (role === 'writer') await direct.set(counter, Number(value ?? 0) + 1);
+    else if ((await direct.get(counter)) !== value) torn += 1;
     await release();
   }
   const cpu = process.cpuUsage(cpuBefore);

@@ -27,6 +27,19 @@ export async function counterWorker(adapter, redis, { lockKey, counterKey, until
 }
 
 /**
+ * How long the workers of a timed run in one process first loop on objects of the warm-up's own, ms:
+ * so that a 2 s run measures the lock rather than the JIT compiling its code (the wait path's too).
+ */
+export const WARM_UP_MS = 1_000;
+
+/**
+ * The same for workers spread over processes. A process then runs a few hundred operations a second
+ * (8 of them sharing 2 cores), so its code takes longer to be compiled: after 1.5 s of warm-up, one
+ * read/write lock reader's timed 2 s still compiled 120 functions (its floor's: 56), after 8 s 16.
+ */
+export const PROCESS_WARM_UP_MS = 4_000;
+
+/**
  * The lock and counter a contended run's workers contend for during its warm-up, before the timed
  * part: so that a short run measures the lock, not the JIT compiling its code (the wait path's
  * too), for every adapter the same way.

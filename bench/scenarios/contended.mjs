@@ -8,14 +8,12 @@ import { breakdown, total } from '../lib/proxy-client.mjs';
 import { commandStats, serverCpuMs, statsDelta } from '../lib/redis-info.mjs';
 import { acquireCalls, addCounts, countScripts, releaseCalls, takeScriptCounts } from '../lib/script-counter.mjs';
 import { latency, withTimeout } from '../lib/stats.mjs';
-import { counterWorker, summarizeWorkers, warmUpLock } from '../lib/workloads.mjs';
+import { PROCESS_WARM_UP_MS, WARM_UP_MS, counterWorker, summarizeWorkers, warmUpLock } from '../lib/workloads.mjs';
 
 const LOCK = 'bench:counter-lock';
 const COUNTER = 'bench:counter';
 /** How long after the end the last waits may take before the run counts as stalled, ms. */
 const GRACE = 8_000;
-/** How long the workers contend for a lock of the warm-up's own before the timed part, ms. */
-const WARM_UP_MS = 1_000;
 
 export default {
   name: 'contended',
@@ -118,8 +116,8 @@ async function inProcesses(env, adapter, { workers, ms }) {
     const allSaid = () => Promise.all(children.map((c) => once(c, 'message')));
     await withTimeout(allSaid(), 20_000, 'contender start-up');
     const warmed = allSaid();
-    for (const child of children) child.send({ warmUntil: Date.now() + WARM_UP_MS });
-    await withTimeout(warmed, WARM_UP_MS + GRACE, 'the warm-up');
+    for (const child of children) child.send({ warmUntil: Date.now() + PROCESS_WARM_UP_MS });
+    await withTimeout(warmed, PROCESS_WARM_UP_MS + GRACE, 'the warm-up');
     const before = await redisBefore(env);
     const start = performance.now();
     const until = Date.now() + ms;

@@ -8,6 +8,7 @@ import { idleCost, timedDrain } from '../lib/idle.mjs';
 import { breakdown, total } from '../lib/proxy-client.mjs';
 import { acquireCalls, addCounts } from '../lib/script-counter.mjs';
 import { latency, sleep } from '../lib/stats.mjs';
+import { PROCESS_WARM_UP_MS } from '../lib/workloads.mjs';
 
 const LOCK = 'bench:rw';
 const COUNTER = 'bench:rw-counter';
@@ -47,6 +48,7 @@ export default {
       await allNext(children, 'worker start-up', 20_000);
 
       // Throughput: every process loops until the same wall-clock time.
+      await runAllFor(children, PROCESS_WARM_UP_MS, true);
       const { results, elapsed } = await runAllFor(children, ms);
       const counter = Number((await env.admin.get(COUNTER)) ?? 0);
       const writer = results.find((r) => r.role === 'writer');

@@ -7,6 +7,7 @@ import { idleCost, timedDrain } from '../lib/idle.mjs';
 import { breakdown, total } from '../lib/proxy-client.mjs';
 import { acquireCalls, addCounts } from '../lib/script-counter.mjs';
 import { latency, sleep } from '../lib/stats.mjs';
+import { PROCESS_WARM_UP_MS } from '../lib/workloads.mjs';
 
 const KEY = 'bench:semaphore';
 const HOLDERS = 'bench:semaphore-holders';
@@ -47,6 +48,7 @@ export default {
       await holder.prepare(KEY, permits);
       await allNext(children, 'worker start-up', 20_000);
 
+      await runAllFor(children, PROCESS_WARM_UP_MS, true);
       const { results, elapsed } = await runAllFor(children, ms);
       const loops = results.flatMap((r) => r.workers);
       const ops = loops.reduce((n, w) => n + w.ops, 0);
