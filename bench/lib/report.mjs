@@ -271,9 +271,11 @@ export function evaluateTargets(results) {
       `${pairs.length - missed.length} of ${pairs.length} cases` +
         (missed.length ? `; not: ${missed.map(({ c, r }) => `${r.name}, ${c.scenario} ${c.case} ${times(r.vsFloor)}`).join('; ')}` : ''),
       'Each pair sends about the same commands per operation (the tables above); where the client is the bottleneck, the library\'s ' +
-        'longer JavaScript per operation bounds it (the client CPU target below). Across processes more of the library\'s first ' +
-        'attempts find an RLock taken (SUBSCRIBE/op in its table), each costing a subscription and another attempt. ' +
-        'Single runs on this machine move these ratios by 10-20 %.');
+        'longer JavaScript per operation bounds it (the client CPU target below). Across processes, 8 or 9 of them on 2 cores, ' +
+        'that JavaScript runs on a cold CPU at every wake-up: a parked RLock waiter\'s failed attempt took about 83 µs of user CPU ' +
+        'against its floor\'s 71 (medians of 4 runs), and each release wakes a waiter in every other process. The library\'s ' +
+        'read/write lock readers swing from 0.6× to 1.0× their floor between runs, slow from a run\'s start, with or without the ' +
+        'writer. Single runs on this machine move these ratios by 10-20 %.');
   }
 
   const cpuRows = ['rlock', 'fair-lock', 'semaphore'].map((id) => [id, rowOf(findCase(results, 'client-cpu', id), IO)]).filter(([, row]) => row);
