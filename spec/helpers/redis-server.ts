@@ -70,6 +70,9 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<TestR
     async stop() {
       // A connection the test ended already is left alone: disconnecting it again would arm ioredis'
       // 2 s disconnect timer on a socket that closed before, keeping the process alive after the run.
+      // One still running its ready check is let finish first: disconnected, its INFO fails, and
+      // ioredis disconnects it once more, arming that timer too.
+      await Promise.all(connections.map((redis) => readyOrClosed(redis)));
       for (const redis of connections) if (redis.status !== 'end') redis.disconnect();
       await kill('SIGTERM');
       if (dir) rmSync(dir, { recursive: true, force: true });
@@ -82,6 +85,26 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<TestR
     },
   };
 }
+
+/** Longest wait in `stop()` for a connection to finish connecting, ms. */
+const SETTLE_TIMEOUT = 2_000;
+
+/** Resolves once `redis` is not connecting any more (ready, closed, or waiting to reconnect), or after `SETTLE_TIMEOUT`. */
+function readyOrClosed(redis: Redis): Promise<void> {
+  if (redis.status !== 'connecting' && redis.status !== 'connect') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      for (const event of SETTLED) redis.off(event, done);
+      resolve();
+    };
+    const timer = setTimeout(done, SETTLE_TIMEOUT);
+    for (const event of SETTLED) redis.once(event, done);
+  });
+}
+
+/** The events after which a connection is not connecting any more. */
+const SETTLED = ['ready', 'close', 'end', 'reconnecting'] as const;
 
 /** A loopback TCP port nobody listens on right now. */
 export function freePort(): Promise<number> {
