@@ -116,6 +116,19 @@ async function handOffCycle(holder: Acquirable, waiter: Acquirable, redisson: Re
 }
 
 /**
+ * What 20 hand-offs (after 3 unmeasured) between `holder` and `waiter` cost, per hand-off: what the
+ * waiter's connection sent, the timers and promises of the whole process, and the commands Redis
+ * counted in all.
+ */
+async function handOffCost(holder: Acquirable, waiter: Acquirable, redisson: RedissonClient, connection: Redis) {
+  const handOff = () => handOffCycle(holder, waiter, redisson);
+  for (let i = 0; i < 3; i++) await handOff(); // scripts cached, replica count read, objects made
+  const before = await commandCounts(admin());
+  const cost = await costOf(connection, handOff, { cycles: 20, wholeProcess: true, warmUp: 0 });
+  return { ...cost, commands: commandsBetween(before, await commandCounts(admin())) };
+}
+
+/**
  * Promises one hand-off may make, both clients together: the holder's cycle (about 18), and the
  * waiter's acquisition, subscription, three attempts and release. Measured: 66 for the RLock and
  * the read and write locks, 70 for the fair locks, 72 for the faster multi-lock, 78 for the fenced
@@ -132,18 +145,10 @@ describe.each(LOCK_KINDS.filter((subject) => subject.channel('x') !== undefined)
     const holder = lockOf(holderClient, holderSubject, name);
     await withClient(async (redisson, connection) => {
       const lock = lockOf(redisson, subject, name);
-      const handOff = () => handOffCycle(holder, lock, redisson);
-      for (let i = 0; i < 3; i++) await handOff(); // scripts cached, replica count read, objects made
-      const before = await commandCounts(admin());
-      const { sent, timers, promises } = await costOf(connection, handOff, {
-        cycles: 20,
-        wholeProcess: true,
-        warmUp: 0,
-      });
-      const { subscribe, unsubscribe } = commandsBetween(before, await commandCounts(admin()));
+      const { sent, timers, promises, commands } = await handOffCost(holder, lock, redisson, connection);
       // The waiter's attempts: refused, refused again once subscribed, won once woken; then its release.
       expect(sent).toEqual({ evalsha: 4, del: 1 });
-      expect([subscribe, unsubscribe]).toEqual([20, 20]); // no lingering channel: every waiter is a fresh owner
+      expect([commands.subscribe, commands.unsubscribe]).toEqual([20, 20]); // no lingering channel: every waiter is a fresh owner
       // Both clients' lease timers, and the waiter's client timer queue set twice (the SUBSCRIBE's time
       // limit, then the channel's TTL re-check, each alone in the queue); give or take an occasional
       // background one (the process is counted whole).
@@ -221,18 +226,10 @@ describe('semaphore hand-off', () => {
     await holder.trySetPermits(1);
     await withClient(async (redisson, connection) => {
       const semaphore = redisson.getSemaphore(name);
-      const handOff = () => handOffCycle(holder, semaphore, redisson);
-      for (let i = 0; i < 3; i++) await handOff();
-      const before = await commandCounts(admin());
-      const { sent, timers, promises } = await costOf(connection, handOff, {
-        cycles: 20,
-        wholeProcess: true,
-        warmUp: 0,
-      });
-      const { subscribe, unsubscribe } = commandsBetween(before, await commandCounts(admin()));
+      const { sent, timers, promises, commands } = await handOffCost(holder, semaphore, redisson, connection);
       // The waiter's attempts: refused, refused again once subscribed, won once woken; then its release.
       expect(sent).toEqual({ evalsha: 4 });
-      expect([subscribe, unsubscribe]).toEqual([20, 20]);
+      expect([commands.subscribe, commands.unsubscribe]).toEqual([20, 20]);
       // The waiter's client timer queue set twice (the SUBSCRIBE's time limit, then the wait's
       // re-check bound); plain permits have no lease timer. Give or take an occasional background one.
       expect(timers).toBeLessThanOrEqual(2.25);
