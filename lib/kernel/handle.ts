@@ -105,31 +105,37 @@ export class Handle implements AsyncDisposable {
   release(): Promise<void> {
     if (this.releasing) return this.releasing.catch(() => undefined);
     this.lease.unwatch(this.onLost);
-    this.releasing = this.releaseOnce();
+    // Not an async function: the release path is every holder's, and one costs a frame object per call.
+    const lost = this.lostWith;
+    let released: Promise<void>;
+    try {
+      released = this.lock.releaseHold(this.threadId, this.lease);
+    } catch (error) {
+      released = Promise.reject(error);
+    }
+    this.releasing = released.then(
+      lost &&
+        (() => {
+          throw notExclusive(lost, this.name);
+        }),
+      (error: unknown) => this.releaseFailed(error, lost),
+    );
     return this.releasing;
   }
 
-  private async releaseOnce(): Promise<void> {
-    const lost = this.lostWith;
-    try {
-      await this.lock.releaseHold(this.threadId, this.lease);
-    } catch (error) {
-      if (error instanceof RedisUnavailableError) {
-        // A lock's hold still counted, as far as this client knows: watched again, and releasable again.
-        this.releasing = undefined;
-        this.lease.watch(this.onLost);
-      } else if (isTransportError(error)) {
-        throw new RedisUnavailableError(this.name, 'release', undefined, error);
-      }
-      if (!(error instanceof LockNotHeldError) || !lost) throw error;
+  /**
+   * The release rejected with `error`: throws what the caller's `release()` rejects with. `lost`: what
+   * the hold was lost with before the release, if it was.
+   */
+  private releaseFailed(error: unknown, lost: LockLostError | undefined): never {
+    if (error instanceof RedisUnavailableError) {
+      // A lock's hold still counted, as far as this client knows: watched again, and releasable again.
+      this.releasing = undefined;
+      this.lease.watch(this.onLost);
+    } else if (isTransportError(error)) {
+      throw new RedisUnavailableError(this.name, 'release', undefined, error);
     }
-    if (lost) {
-      throw new LockNotHeldError(
-        `${lost.message}; it was released after that, so the work it guarded may not have been exclusive`,
-        this.name,
-        { cause: lost },
-      );
-    }
+    throw error instanceof LockNotHeldError && lost ? notExclusive(lost, this.name) : error;
   }
 
   private lose(error: LockLostError): void {
@@ -141,4 +147,13 @@ export class Handle implements AsyncDisposable {
   [Symbol.asyncDispose](): Promise<void> {
     return this.release();
   }
+}
+
+/** What releasing a hold lost before the release rejects with. */
+function notExclusive(lost: LockLostError, name: string): LockNotHeldError {
+  return new LockNotHeldError(
+    `${lost.message}; it was released after that, so the work it guarded may not have been exclusive`,
+    name,
+    { cause: lost },
+  );
 }
