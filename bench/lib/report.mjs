@@ -567,9 +567,10 @@ function floorSection(results) {
       'one shared subscriber, a waiter parked on its channel and retried on each message or when the returned TTL runs out, an explicit ' +
       'lease; no watchdog, scopes, handles or events). Ratios are medians of per-rep pairs of the main figure, the two runs of ' +
       'a pair made back to back: above 1 is faster than the floor where higher is better, slower where lower is better. ' +
-      `The workers of a timed run first loop on objects of the warm-up's own, ${WARM_UP_MS / 1000} s in one process and ` +
-      `${PROCESS_WARM_UP_MS / 1000} s spread over processes (each of which then runs only a few hundred operations a second), ` +
-      'so that a 2 s run measures the lock rather than the JIT compiling its code.',
+      `Every timed run first runs its workload for a while, on objects of the warm-up's own where workers contend: ` +
+      `${WARM_UP_MS / 1000} s in one process (cycles, blocks and workers alike) and ${PROCESS_WARM_UP_MS / 1000} s spread over ` +
+      'processes (each of which then runs only a few hundred operations a second), so that a short run measures the lock ' +
+      'rather than the JIT compiling its code.',
     '',
     table,
     '',

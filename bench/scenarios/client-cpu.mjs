@@ -4,6 +4,7 @@
 // (process.cpuUsage) is divided by its operations; the ratio is the median of the blocks' ratios.
 import Redis from 'ioredis';
 import { median, withTimeout } from '../lib/stats.mjs';
+import { warmUp } from '../lib/workloads.mjs';
 
 const WORKERS = 50;
 const KEYS = 1_000;
@@ -60,7 +61,7 @@ export default {
         const { user, system } = process.cpuUsage(cpuBefore);
         return { cpu: (user + system) / n, ms: performance.now() - start };
       };
-      for (const side of sides) await block(side, ops); // warm-up: scripts loaded, JIT warm
+      for (const side of sides) await warmUp(() => block(side, ops));
       const cpuRatios = [];
       const rateRatios = [];
       for (let i = 0; i < blocks; i++) {

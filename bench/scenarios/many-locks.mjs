@@ -2,6 +2,7 @@
 // section (one INCR), for a fixed time.
 import Redis from 'ioredis';
 import { latency, withTimeout } from '../lib/stats.mjs';
+import { WARM_UP_MS } from '../lib/workloads.mjs';
 
 export default {
   name: 'many-locks',
@@ -39,7 +40,7 @@ export default {
       }
     };
     try {
-      await worker(performance.now() + 300); // warm-up
+      await worker(performance.now() + WARM_UP_MS); // warm-up, one worker
       cycles.length = 0;
       const start = performance.now();
       const all = Promise.all(Array.from({ length: workers }, () => worker(start + ms)));

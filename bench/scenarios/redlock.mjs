@@ -11,6 +11,7 @@ import { total } from '../lib/proxy-client.mjs';
 import { commandStats, statsDelta } from '../lib/redis-info.mjs';
 import { startRedis } from '../lib/redis-server.mjs';
 import { latency, sleep } from '../lib/stats.mjs';
+import { warmUp } from '../lib/workloads.mjs';
 
 const PEERS = ['ioredisson', 'redlock', 'sesamecare-redlock'];
 const SERVERS = 5;
@@ -95,7 +96,7 @@ async function uncontended(adapter, { cycles }) {
   const key = 'bench:redlock';
   try {
     await Promise.all(admins.map((admin) => admin.flushall()));
-    for (let i = 0; i < 100; i++) await (await lib.lock([key]))(); // warm-up
+    await warmUp(async () => (await lib.lock([key]))());
     const before = await Promise.all(admins.map(commandStats));
     const samples = new Float64Array(cycles);
     const start = performance.now();

@@ -2,6 +2,7 @@
 import { breakdown, total } from '../lib/proxy-client.mjs';
 import { commandStats, statsDelta } from '../lib/redis-info.mjs';
 import { latency } from '../lib/stats.mjs';
+import { warmUp } from '../lib/workloads.mjs';
 
 /** Reply delay of the round-trip probe, ms: large against loopback and timer jitter. */
 const PROBE_DELAY = 10;
@@ -27,7 +28,7 @@ export default {
     const key = 'bench:uncontended';
     const lib = await adapter.setup({ url: env.url });
     try {
-      for (let i = 0; i < 200; i++) await (await lib.lock(key))(); // warm-up: scripts loaded, JIT warm
+      await warmUp(async () => (await lib.lock(key))());
       const before = await commandStats(env.admin);
       const samples = new Float64Array(cycles);
       const start = performance.now();
