@@ -26,7 +26,7 @@ import { holdName } from './leases/lease';
 import { KEY_EVENTS, type ObjectListener } from './pubsub/key-events';
 import type { WakePolicy } from './pubsub/wake';
 import { checkCallback, holdWhile, rejectingThrows, withSingleAttemptDefault, type Holdable } from './holding';
-import type { AttemptInput, LockKind, LockTarget, ReleaseResult } from './lock-kind';
+import type { AttemptInput, AttemptResult, LockKind, LockTarget, ReleaseResult } from './lock-kind';
 import { HoldRelease } from './release';
 
 /**
@@ -668,38 +668,47 @@ class LockAttempts<T> implements WaitRequest<T>, AttemptSource<T>, AttemptInput 
    * owner run parallel acquisitions of one lock and one of them fail in transit, the undo cannot
    * tell whose hold it removes; one owner's holds are one logical thread's, so this stays rare.)
    */
-  async attempt(): Promise<number | null> {
+  attempt(): Promise<number | null> {
     const { core, owner } = this;
-    const { ledger } = core;
     const sentAt = performance.now();
-    const record = ledger.beginAcquire(core.name, owner, this.threadId, core.kind.kind, core.kind.part);
+    const record = core.ledger.beginAcquire(core.name, owner, this.threadId, core.kind.kind, core.kind.part);
     const { ownerRecord, scopes } = core.ctx;
     if (ownerRecord) ownerRecord.touch(this.threadId, scopes.labelOf(this.threadId));
     const believedHolds = (this.believedHolds = record.believedHolds);
-    let ttl: number | null;
-    let fencingToken: number | undefined;
+    // Not an async function: every attempt of every waiter runs this, and one costs a frame object per call.
+    let sent: Promise<AttemptResult>;
     try {
-      const result = await core.kind.attempt(core, this);
-      if (result !== null && typeof result === 'object') {
-        fencingToken = result.fencingToken;
-        ttl = null;
-      } else {
-        ttl = result;
-      }
+      sent = core.kind.attempt(core, this);
     } catch (error) {
-      ledger.endAcquire(record);
-      // Waited for: an attempt sent again (a failover retried within the wait) must not be overtaken by it.
-      if (!(error instanceof RedissonError)) await core.undo(owner, believedHolds);
-      throw error;
+      sent = Promise.reject(error);
     }
+    return sent.then(
+      (result) => this.attempted(result, record, sentAt, believedHolds),
+      (error: unknown) => this.attemptFailed(error, record, believedHolds),
+    );
+  }
+
+  /** The script answered `result` to the attempt sent at `sentAt`, counted in `record`. */
+  private attempted(result: AttemptResult, record: HeldLock, sentAt: number, believedHolds: number): number | null {
+    const { core } = this;
+    const acquired = result !== null && typeof result === 'object';
+    const ttl = acquired ? null : result;
     if (ttl !== null || this.abandoned) {
-      ledger.endAcquire(record);
-      if (ttl === null) void core.undo(owner, believedHolds);
+      core.ledger.endAcquire(record);
+      if (ttl === null) void core.undo(this.owner, believedHolds);
       return ttl;
     }
-    ledger.endAcquire(record, { sentAt, leaseTime: this.leaseTime, renew: this.call.leaseTime === undefined });
-    this.hold = { threadId: this.threadId, lease: record, fencingToken };
-    return ttl;
+    core.ledger.endAcquire(record, { sentAt, leaseTime: this.leaseTime, renew: this.call.leaseTime === undefined });
+    this.hold = { threadId: this.threadId, lease: record, fencingToken: acquired ? result.fencingToken : undefined };
+    return null;
+  }
+
+  /** The attempt counted in `record` failed with `error`, which the returned promise rejects with. */
+  private attemptFailed(error: unknown, record: HeldLock, believedHolds: number): Promise<never> {
+    this.core.ledger.endAcquire(record);
+    // Waited for: an attempt sent again (a failover retried within the wait) must not be overtaken by it.
+    if (error instanceof RedissonError) return Promise.reject(error);
+    return this.core.undo(this.owner, believedHolds).then(() => Promise.reject(error));
   }
 }
 
