@@ -64,14 +64,16 @@ async function costOf(
 
 /**
  * Promises one uncontended cycle may make: the kind's own, ioredis' (about 6 per command) and this
- * file's loop (4). Measured: 18 for the RLock and the read and write locks, 19 for the fair locks and
- * the spin lock, 20 for the faster multi-lock, 21 for the fenced and non-reentrant locks (their
- * attempt is an async function), 16 for the expirable semaphore, 12 for the semaphore. Each came
- * down by one per script whose reply is decoded in the step that receives it (`ScriptRunner.run`'s
- * `read`), and a lock's release by two more when it became one object (`lib/kernel/release.ts`).
- * One spare: an occasional background read (the replica count's refresh) adds a few over 100 cycles.
+ * file's loop (4). Measured: 16 for the RLock and the read and write locks, 17 for the fair locks and
+ * the spin lock, 18 for the faster multi-lock, 19 for the fenced and non-reentrant locks (their
+ * kind's attempt is an async function), 15 for the expirable semaphore, 11 for the semaphore. Each
+ * came down by one per script whose reply is decoded in the step that receives it
+ * (`ScriptRunner.run`'s `read`), a lock's release by two more when it became one object
+ * (`lib/kernel/release.ts`), and every kind's by one or two when `Handle.release()` and a lock's
+ * attempt stopped being async functions. One spare: an occasional background read (the replica
+ * count's refresh) adds a few over 100 cycles.
  */
-const CYCLE_PROMISES = 22;
+const CYCLE_PROMISES = 20;
 
 describe.each(LOCK_KINDS)('$kind uncontended cycle cost', (subject) => {
   it('sends its two scripts (and, with an unlock latch, its DEL), makes one lease timer and a bounded number of promises', async () => {
@@ -129,13 +131,14 @@ async function handOffCost(holder: Acquirable, waiter: Acquirable, redisson: Red
 }
 
 /**
- * Promises one hand-off may make, both clients together: the holder's cycle (about 18), and the
- * waiter's acquisition, subscription, three attempts and release. Measured: 66 for the RLock and
- * the read and write locks, 70 for the fair locks, 72 for the faster multi-lock, 78 for the fenced
- * and non-reentrant locks (84 before the scripts' replies were read in the step that receives them),
- * give or take an occasional background read (the replica count's refresh).
+ * Promises one hand-off may make, both clients together: the holder's cycle (about 16), and the
+ * waiter's acquisition, subscription, three attempts and release. Measured: 60 for the RLock and
+ * the read and write locks, 64 for the fair locks, 66 for the faster multi-lock, 72 for the fenced
+ * and non-reentrant locks (78 while `Handle.release()` and a lock's attempt were async functions,
+ * 84 before the scripts' replies were read in the step that receives them), give or take an
+ * occasional background read (the replica count's refresh).
  */
-const HAND_OFF_PROMISES = 80;
+const HAND_OFF_PROMISES = 74;
 
 describe.each(LOCK_KINDS.filter((subject) => subject.channel('x') !== undefined))('$kind hand-off cost', (subject) => {
   it('a parked waiter subscribes once and attempts three times; a hand-off makes at most four timers', async () => {
@@ -188,15 +191,15 @@ interface SemaphoreLike {
 }
 
 /**
- * Promises the semaphore's uncontended cycle may make, in this file's loop: measured 12 (the
- * acquisition is its own request and attempts, and each script's reply is decoded in the step that
- * receives it), one spare as above. The cycle made 17 when an attempt's reply went through three
- * callbacks to the wait loop and a release's through two.
+ * Promises the semaphore's uncontended cycle may make, in this file's loop: measured 11 (the
+ * acquisition is its own request and attempts, each script's reply is decoded in the step that
+ * receives it, and `Handle.release()` is no async function), one spare as above. The cycle made 17
+ * when an attempt's reply went through three callbacks to the wait loop and a release's through two.
  */
-const SEMAPHORE_CYCLE_PROMISES = 13;
+const SEMAPHORE_CYCLE_PROMISES = 12;
 
 describe('semaphore', () => {
-  it('with no waiter of its own on the channel, a cycle sends each script at once (nothing is deferred to join it) and makes at most 13 promises', async () => {
+  it('with no waiter of its own on the channel, a cycle sends each script at once (nothing is deferred to join it) and makes at most 12 promises', async () => {
     await withClient(async (redisson, connection) => {
       const semaphore = redisson.getSemaphore(`cost:${randomUUID()}`);
       await semaphore.trySetPermits(1);
@@ -213,11 +216,11 @@ describe('semaphore', () => {
 
 /**
  * Promises one semaphore hand-off may make, both clients together: the holder's cycle, and the
- * waiter's acquisition, subscription, three attempts and release. Measured: 56 (70 while an
- * attempt's reply went through three callbacks and the semaphore's acquisition was three objects),
- * two spare as above.
+ * waiter's acquisition, subscription, three attempts and release. Measured: 54 (56 while
+ * `Handle.release()` was an async function, 70 while an attempt's reply went through three
+ * callbacks and the semaphore's acquisition was three objects), two spare as above.
  */
-const SEMAPHORE_HAND_OFF_PROMISES = 58;
+const SEMAPHORE_HAND_OFF_PROMISES = 56;
 
 describe('semaphore hand-off', () => {
   it('a parked waiter subscribes once and attempts three times; the release of another client wakes it by message', async () => {
@@ -242,7 +245,7 @@ describe('semaphore hand-off', () => {
 });
 
 describe('permit-expirable semaphore', () => {
-  it('a leased cycle sends its two scripts, makes one timer and at most 17 promises', async () => {
+  it('a leased cycle sends its two scripts, makes one timer and at most 16 promises', async () => {
     await withClient(async (redisson, connection) => {
       const semaphore = redisson.getPermitExpirableSemaphore(`cost:${randomUUID()}`);
       await semaphore.trySetPermits(1);
@@ -251,7 +254,7 @@ describe('permit-expirable semaphore', () => {
       });
       expect(sent).toEqual({ evalsha: 2 });
       expect(timers).toBeLessThanOrEqual(1); // the lease tracker's, armed for the lease's end
-      expect(promises).toBeLessThanOrEqual(17); // measured 16; 19 before its scripts' replies were read in one step
+      expect(promises).toBeLessThanOrEqual(16); // measured 15; 16 while Handle.release() was async, 19 before its scripts' replies were read in one step
       expect(redisson.diagnostics()).toEqual({ channels: 0, waiters: 0, leases: 0 });
       expect(await semaphore.availablePermits()).toBe(1); // every permit back
     });
