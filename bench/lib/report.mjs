@@ -270,12 +270,13 @@ export function evaluateTargets(results) {
     add('Every kind within 5 % of its floor: ≥ 0.95× its throughput, ≤ 1.05× its latency', missed.length === 0,
       `${pairs.length - missed.length} of ${pairs.length} cases` +
         (missed.length ? `; not: ${missed.map(({ c, r }) => `${r.name}, ${c.scenario} ${c.case} ${times(r.vsFloor)}`).join('; ')}` : ''),
-      'Each pair sends about the same commands per operation (the tables above); where the client is the bottleneck, the library\'s ' +
-        'longer JavaScript per operation bounds it (the client CPU target below). Across processes, 8 or 9 of them on 2 cores, ' +
-        'that JavaScript runs on a cold CPU at every wake-up: a parked RLock waiter\'s failed attempt took about 83 µs of user CPU ' +
-        'against its floor\'s 71 (medians of 4 runs), and each release wakes a waiter in every other process. The library\'s ' +
-        'read/write lock readers swing from 0.6× to 1.0× their floor between runs, slow from a run\'s start, with or without the ' +
-        'writer. Single runs on this machine move these ratios by 10-20 %.');
+      'Each pair sends about the same commands per operation (the tables above). Across 8 processes on 2 cores, a parked RLock ' +
+        'waiter\'s failed attempt now costs about its floor\'s user CPU (60-70 against 54-64 µs, 3 runs each), and the cause of the ' +
+        'gap left is not found. The read/write readers have slow reps, at about twice the client CPU per read (197-223 against ' +
+        '114-145 µs) with the writer in only once or twice, while a read cycle in one process costs what the floor\'s does ' +
+        '(1.03-1.04× client CPU). A RedLock cycle at steady state runs 14 % more instructions than its floor (833-872 k against ' +
+        '732-755 k, callgrind), spread over five member acquisitions, each with its own wait loop, reply bound and lease. Single ' +
+        'runs on this machine move these ratios by 10-20 %.');
   }
 
   const cpuRows = ['rlock', 'fair-lock', 'semaphore'].map((id) => [id, rowOf(findCase(results, 'client-cpu', id), IO)]).filter(([, row]) => row);

@@ -27,8 +27,9 @@ export async function counterWorker(adapter, redis, { lockKey, counterKey, until
 }
 
 /**
- * How long the workers of a timed run in one process first loop on objects of the warm-up's own, ms:
- * so that a 2 s run measures the lock rather than the JIT compiling its code (the wait path's too).
+ * How long a timed run in one process first runs its workload, ms (where workers contend, on objects
+ * of the warm-up's own): so that a short run measures the lock rather than the JIT compiling its code
+ * (the wait path's too).
  */
 export const WARM_UP_MS = 1_000;
 
