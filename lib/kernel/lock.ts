@@ -703,12 +703,17 @@ class LockAttempts<T> implements WaitRequest<T>, AttemptSource<T>, AttemptInput 
     return null;
   }
 
-  /** The attempt counted in `record` failed with `error`, which the returned promise rejects with. */
+  /**
+   * The attempt counted in `record` failed with `error`, which the attempt then rejects with: at once
+   * for the kind's refusal, after the undo of what it may have added otherwise.
+   */
   private attemptFailed(error: unknown, record: HeldLock, believedHolds: number): Promise<never> {
     this.core.ledger.endAcquire(record);
+    if (error instanceof RedissonError) throw error;
     // Waited for: an attempt sent again (a failover retried within the wait) must not be overtaken by it.
-    if (error instanceof RedissonError) return Promise.reject(error);
-    return this.core.undo(this.owner, believedHolds).then(() => Promise.reject(error));
+    return this.core.undo(this.owner, believedHolds).then(() => {
+      throw error;
+    });
   }
 }
 
