@@ -221,10 +221,9 @@ export class ScriptRunner {
     const { publish } = this.topology;
     const decode = read as (reply: unknown) => unknown;
     // Once the publish command is known (from the client's first call on), no closure is made for it.
-    if (publish.known === undefined) {
-      return publish.ready.then(() => this.runPublishing(script, keys, args, write, rest, decode));
-    }
-    return this.run(script, keys, withPublish(args, publish.known, rest), write, decode);
+    if (publish.known !== undefined)
+      return this.run(script, keys, withPublish(args, publish.known, rest), write, decode);
+    return publish.ready.then((command) => this.run(script, keys, withPublish(args, command, rest), write, decode));
   }
 
   /** Resolves once the latch deletions sent so far are answered (the client is closing). */
