@@ -1,5 +1,6 @@
 import { isTransportError } from '../connection';
 import { LockNotHeldError, RedisUnavailableError, type LockLostError } from '../errors';
+import { rejectingThrows } from './holding';
 
 /**
  * @internal What a handle watches for the loss of its hold: a lock's `Lease`, or a composite lock's
@@ -107,13 +108,7 @@ export class Handle implements AsyncDisposable {
     this.lease.unwatch(this.onLost);
     // Not an async function: the release path is every holder's, and one costs a frame object per call.
     const lost = this.lostWith;
-    let released: Promise<void>;
-    try {
-      released = this.lock.releaseHold(this.threadId, this.lease);
-    } catch (error) {
-      released = Promise.reject(error);
-    }
-    this.releasing = released.then(
+    this.releasing = rejectingThrows(() => this.lock.releaseHold(this.threadId, this.lease)).then(
       lost &&
         (() => {
           throw notExclusive(lost, this.name);

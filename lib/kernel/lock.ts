@@ -676,13 +676,7 @@ class LockAttempts<T> implements WaitRequest<T>, AttemptSource<T>, AttemptInput 
     if (ownerRecord) ownerRecord.touch(this.threadId, scopes.labelOf(this.threadId));
     const believedHolds = (this.believedHolds = record.believedHolds);
     // Not an async function: every attempt of every waiter runs this, and one costs a frame object per call.
-    let sent: Promise<AttemptResult>;
-    try {
-      sent = core.kind.attempt(core, this);
-    } catch (error) {
-      sent = Promise.reject(error);
-    }
-    return sent.then(
+    return rejectingThrows(() => core.kind.attempt(core, this)).then(
       (result) => this.attempted(result, record, sentAt, believedHolds),
       (error: unknown) => this.attemptFailed(error, record, believedHolds),
     );
