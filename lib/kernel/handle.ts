@@ -1,6 +1,6 @@
 import { isTransportError } from '../connection';
 import { LockNotHeldError, RedisUnavailableError, type LockLostError } from '../errors';
-import { rejectingThrows } from './holding';
+import { rejectingThrows } from './rejecting';
 
 /**
  * @internal What a handle watches for the loss of its hold: a lock's `Lease`, or a composite lock's

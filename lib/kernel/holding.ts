@@ -73,12 +73,3 @@ export async function holdWhile<T>(handle: Handle, fn: (signal: AbortSignal) => 
 export function withSingleAttemptDefault<C extends Pick<CallOptions, 'waitTime'>>(call: C): C {
   return call.waitTime === undefined ? { ...call, waitTime: 0 } : call;
 }
-
-/** Runs `start`, turning a synchronous throw (bad input, closed client) into a rejection. */
-export function rejectingThrows<T>(start: () => Promise<T>): Promise<T> {
-  try {
-    return start();
-  } catch (error) {
-    return Promise.reject(error);
-  }
-}

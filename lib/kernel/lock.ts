@@ -25,7 +25,8 @@ import type { HeldLock, HoldLedger } from './hold-ledger';
 import { holdName } from './leases/lease';
 import { KEY_EVENTS, type ObjectListener } from './pubsub/key-events';
 import type { WakePolicy } from './pubsub/wake';
-import { checkCallback, holdWhile, rejectingThrows, withSingleAttemptDefault, type Holdable } from './holding';
+import { checkCallback, holdWhile, withSingleAttemptDefault, type Holdable } from './holding';
+import { rejectingThrows } from './rejecting';
 import type { AttemptInput, AttemptResult, LockKind, LockTarget, ReleaseResult } from './lock-kind';
 import { HoldRelease } from './release';
 

@@ -6,7 +6,7 @@ import { reportSingleAttempt } from '../kernel/hold-events';
 import { wakeAll } from '../kernel/pubsub/wake';
 import { countDown, deleteLatch, latchCount, trySetCount } from './scripts/count-down-latch';
 import { checkPermits, resolveSyncOptions, type LatchAwaitOptions } from './sync-options';
-import { rejectingThrows } from '../kernel/holding';
+import { rejectingThrows } from '../kernel/rejecting';
 
 /**
  * Longest an `await` parks before it re-checks the count by itself, in ms. The count reaching zero

@@ -1,6 +1,7 @@
 import { acquireFencedLock, currentFencingToken, deleteFencedLock } from './scripts/fenced-lock';
 import { resolveCallOptions, type AcquireOptions, type LockOptions, type TryLockOptions } from '../options';
-import { rejectingThrows, withSingleAttemptDefault } from '../kernel/holding';
+import { withSingleAttemptDefault } from '../kernel/holding';
+import { rejectingThrows } from '../kernel/rejecting';
 import { coreOf, type Outcome } from '../kernel/lock';
 import type { LockKind } from '../kernel/lock-kind';
 import type { ClientContext } from '../kernel/context';
