@@ -34,7 +34,7 @@ const RUN_GRACE = 8_000;
 /**
  * Lets every child loop until the same wall-clock time, `ms` from now; resolves their results and
  * how long the run took. `warmUp`: the children loop on objects of the warm-up's own (see
- * `PROCESS_WARM_UP_MS`), whose results the caller drops.
+ * `processWarmUpMs`), whose results the caller drops.
  */
 export async function runAllFor(children, ms, warmUp = false) {
   const start = performance.now();

@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { packageVersion } from './adapters.mjs';
 import { barChart } from './svg.mjs';
-import { PROCESS_WARM_UP_MS, WARM_UP_MS } from './workloads.mjs';
+import { WARM_UP_MS, processWarmUpMs } from './workloads.mjs';
 
 const IO = 'ioredisson';
 // The README is also the npm registry page, where relative links break: link the repository.
@@ -569,9 +569,9 @@ function floorSection(results) {
       'lease; no watchdog, scopes, handles or events). Ratios are medians of per-rep pairs of the main figure, the two runs of ' +
       'a pair made back to back: above 1 is faster than the floor where higher is better, slower where lower is better. ' +
       `Every timed run first runs its workload for a while, on objects of the warm-up's own where workers contend: ` +
-      `${WARM_UP_MS / 1000} s in one process (cycles, blocks and workers alike) and ${PROCESS_WARM_UP_MS / 1000} s spread over ` +
-      'processes (each of which then runs only a few hundred operations a second), so that a short run measures the lock ' +
-      'rather than the JIT compiling its code.',
+      `${WARM_UP_MS / 1000} s in one process (cycles, blocks and workers alike) and ${processWarmUpMs(results.options) / 1000} s spread over ` +
+      'processes (each of which then runs only a few hundred operations a second, and takes thousands to compile the ' +
+      "library's path), so that a short run measures the lock at its steady state rather than the JIT compiling its code.",
     '',
     table,
     '',

@@ -46,10 +46,17 @@ export async function warmUp(cycle, ms = WARM_UP_MS) {
 
 /**
  * The same for workers spread over processes. A process then runs a few hundred operations a second
- * (8 of them sharing 2 cores), so its code takes longer to be compiled: after 1.5 s of warm-up, one
- * read/write lock reader's timed 2 s still compiled 120 functions (its floor's: 56), after 8 s 16.
+ * (8 of them sharing 2 cores), so its code takes far longer to be compiled, and the library's longer
+ * path longer than a floor's. Fair lock, 8 processes, client CPU per update against its floor, 3 reps
+ * each: after 4 s of warm-up 785 against 524 µs, after 8 s 428 against 351, after 16 s 175 against 175.
+ * After 16 s none of 4 read/write reps had the readers' slow reps (twice the CPU per read) of 4 s.
  */
-export const PROCESS_WARM_UP_MS = 4_000;
+export const PROCESS_WARM_UP_MS = 16_000;
+
+/** The warm-up spread over processes for a run: {@link PROCESS_WARM_UP_MS}, or 2 s in a quick one. */
+export function processWarmUpMs({ quick }) {
+  return quick ? 2_000 : PROCESS_WARM_UP_MS;
+}
 
 /**
  * The lock and counter a contended run's workers contend for during its warm-up, before the timed

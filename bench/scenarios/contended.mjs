@@ -8,7 +8,7 @@ import { breakdown, total } from '../lib/proxy-client.mjs';
 import { commandStats, serverCpuMs, statsDelta } from '../lib/redis-info.mjs';
 import { acquireCalls, addCounts, countScripts, releaseCalls, takeScriptCounts } from '../lib/script-counter.mjs';
 import { latency, withTimeout } from '../lib/stats.mjs';
-import { PROCESS_WARM_UP_MS, WARM_UP_MS, counterWorker, summarizeWorkers, warmUpLock } from '../lib/workloads.mjs';
+import { WARM_UP_MS, counterWorker, processWarmUpMs, summarizeWorkers, warmUpLock } from '../lib/workloads.mjs';
 
 const LOCK = 'bench:counter-lock';
 const COUNTER = 'bench:counter';
@@ -21,9 +21,10 @@ export default {
   takesPart: (adapter) => adapter.mutex,
   cases: ({ quick, workers = 8, duration }) => {
     const ms = duration ?? (quick ? 1_000 : 2_000);
+    const warmUpMs = processWarmUpMs({ quick });
     return [
       { id: 'in-process', label: `${workers} workers in one process, ${ms / 1000} s`, workers, ms, processes: false },
-      { id: 'processes', label: `${workers} workers in ${workers} processes, ${ms / 1000} s`, workers, ms, processes: true },
+      { id: 'processes', label: `${workers} workers in ${workers} processes, ${ms / 1000} s`, workers, ms, warmUpMs, processes: true },
     ];
   },
   columns: [
@@ -107,7 +108,7 @@ async function inOneProcess(env, adapter, { workers, ms }) {
   }
 }
 
-async function inProcesses(env, adapter, { workers, ms }) {
+async function inProcesses(env, adapter, { workers, ms, warmUpMs }) {
   const script = new URL('../lib/contender.mjs', import.meta.url);
   const children = Array.from({ length: workers }, () =>
     track(fork(script, [adapter.id, env.url, LOCK, COUNTER], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })),
@@ -116,8 +117,8 @@ async function inProcesses(env, adapter, { workers, ms }) {
     const allSaid = () => Promise.all(children.map((c) => once(c, 'message')));
     await withTimeout(allSaid(), 20_000, 'contender start-up');
     const warmed = allSaid();
-    for (const child of children) child.send({ warmUntil: Date.now() + PROCESS_WARM_UP_MS });
-    await withTimeout(warmed, PROCESS_WARM_UP_MS + GRACE, 'the warm-up');
+    for (const child of children) child.send({ warmUntil: Date.now() + warmUpMs });
+    await withTimeout(warmed, warmUpMs + GRACE, 'the warm-up');
     const before = await redisBefore(env);
     const start = performance.now();
     const until = Date.now() + ms;

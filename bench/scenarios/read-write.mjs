@@ -8,7 +8,7 @@ import { idleCost, timedDrain } from '../lib/idle.mjs';
 import { breakdown, total } from '../lib/proxy-client.mjs';
 import { acquireCalls, addCounts } from '../lib/script-counter.mjs';
 import { latency, sleep } from '../lib/stats.mjs';
-import { PROCESS_WARM_UP_MS } from '../lib/workloads.mjs';
+import { processWarmUpMs } from '../lib/workloads.mjs';
 
 const LOCK = 'bench:rw';
 const COUNTER = 'bench:rw-counter';
@@ -20,7 +20,7 @@ export default {
   cases: ({ quick, duration, readers = 8 }) => {
     const ms = duration ?? (quick ? 1_000 : 2_000);
     const idleMs = quick ? 1_000 : 3_000;
-    return [{ id: `${readers}r1w`, label: `${readers} readers + 1 writer in ${readers + 1} processes, ${ms / 1000} s; then parked, ${idleMs / 1000} s idle`, readers, ms, idleMs }];
+    return [{ id: `${readers}r1w`, label: `${readers} readers + 1 writer in ${readers + 1} processes, ${ms / 1000} s; then parked, ${idleMs / 1000} s idle`, readers, ms, idleMs, warmUpMs: processWarmUpMs({ quick }) }];
   },
   columns: [
     { key: 'readsPerSec', label: 'reads/s', better: 'higher', main: true },
@@ -39,7 +39,7 @@ export default {
     { key: 'drainCmdsPerWaiter', label: 'drain cmds/waiter (sent)' },
   ],
 
-  async run(env, adapter, { readers, ms, idleMs }) {
+  async run(env, adapter, { readers, ms, idleMs, warmUpMs }) {
     const script = new URL('../lib/rw-worker.mjs', import.meta.url);
     const roles = ['writer', ...Array(readers).fill('reader')];
     const children = roles.map((role) => forkWorker(script, [adapter.id, role, env.url, env.proxy.url, LOCK, COUNTER]));
@@ -48,7 +48,7 @@ export default {
       await allNext(children, 'worker start-up', 20_000);
 
       // Throughput: every process loops until the same wall-clock time.
-      await runAllFor(children, PROCESS_WARM_UP_MS, true);
+      await runAllFor(children, warmUpMs, true);
       const { results, elapsed } = await runAllFor(children, ms);
       const counter = Number((await env.admin.get(COUNTER)) ?? 0);
       const writer = results.find((r) => r.role === 'writer');

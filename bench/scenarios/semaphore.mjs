@@ -7,7 +7,7 @@ import { idleCost, timedDrain } from '../lib/idle.mjs';
 import { breakdown, total } from '../lib/proxy-client.mjs';
 import { acquireCalls, addCounts } from '../lib/script-counter.mjs';
 import { latency, sleep } from '../lib/stats.mjs';
-import { PROCESS_WARM_UP_MS } from '../lib/workloads.mjs';
+import { processWarmUpMs } from '../lib/workloads.mjs';
 
 const KEY = 'bench:semaphore';
 const HOLDERS = 'bench:semaphore-holders';
@@ -22,7 +22,7 @@ export default {
   cases: ({ quick, duration }) => {
     const ms = duration ?? (quick ? 1_000 : 2_000);
     const idleMs = quick ? 1_000 : 3_000;
-    return [{ id: '3p10w3', label: `3 permits, 10 workers in 3 processes, ${ms / 1000} s; then parked, ${idleMs / 1000} s idle`, permits: 3, workers: 10, processes: 3, ms, idleMs }];
+    return [{ id: '3p10w3', label: `3 permits, 10 workers in 3 processes, ${ms / 1000} s; then parked, ${idleMs / 1000} s idle`, permits: 3, workers: 10, processes: 3, ms, idleMs, warmUpMs: processWarmUpMs({ quick }) }];
   },
   columns: [
     { key: 'opsPerSec', label: 'ops/s', better: 'higher', main: true },
@@ -39,7 +39,7 @@ export default {
     { key: 'drainCmdsPerWaiter', label: 'drain cmds/waiter (sent)' },
   ],
 
-  async run(env, adapter, { permits, workers, processes, ms, idleMs }) {
+  async run(env, adapter, { permits, workers, processes, ms, idleMs, warmUpMs }) {
     const script = new URL('../lib/permit-worker.mjs', import.meta.url);
     const perProcess = split(workers, processes);
     const children = perProcess.map((n) => forkWorker(script, [adapter.id, env.url, env.proxy.url, KEY, String(permits), String(n), HOLDERS]));
@@ -48,7 +48,7 @@ export default {
       await holder.prepare(KEY, permits);
       await allNext(children, 'worker start-up', 20_000);
 
-      await runAllFor(children, PROCESS_WARM_UP_MS, true);
+      await runAllFor(children, warmUpMs, true);
       const { results, elapsed } = await runAllFor(children, ms);
       const loops = results.flatMap((r) => r.workers);
       const ops = loops.reduce((n, w) => n + w.ops, 0);
