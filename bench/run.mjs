@@ -114,14 +114,12 @@ try {
     const scenario = (await import(`./scenarios/${scenarioName}.mjs`)).default;
     for (const spec of scenario.cases(opts)) cases.push({ scenario, spec, runners: adapters.filter((a) => !a.error && scenario.takesPart(a, spec)), runs: {} });
   }
-  // A scenario whose ratios matter most may split each rep into shorter ones: more pairs, each closer in time.
-  const repsOf = (c) => reps * (c.scenario.splitReps ?? 1);
-  const total = cases.reduce((n, c) => n + c.runners.length * repsOf(c), 0);
+  const total = cases.reduce((n, c) => n + Array.from({ length: pairRepsOf(c) }, (_, rep) => runnersOf(c, rep).length).reduce((a, b) => a + b, 0), 0);
   let step = 0;
   for (const c of cases) {
-    const caseReps = repsOf(c);
+    const caseReps = pairRepsOf(c);
     for (let rep = 0; rep < caseReps; rep++) {
-      for (const adapter of repOrder(c.runners, rep)) {
+      for (const adapter of repOrder(runnersOf(c, rep), rep)) {
         step += 1;
         if (c.runs[adapter.id]?.some((r) => r.error)) continue; // failed once: not repeated, to bound the run time
         const prefix = `[${step}/${total}] ${c.scenario.name} ${c.spec.id} · rep ${rep + 1}/${caseReps} · ${adapter.name}`;
@@ -160,6 +158,26 @@ try {
   killAll();
 }
 process.exit(0); // peers may leave timers (watchdogs, wait timeouts) behind
+
+/** A case's reps: a scenario whose ratios matter most may split each rep into shorter ones, for more pairs, each closer in time. */
+function repsOf(c) {
+  return reps * (c.scenario.splitReps ?? 1);
+}
+
+/**
+ * A case's reps with its floor pairs repeated: a scenario whose pairs vary too much from rep to rep
+ * for a few to decide a 5 % target (`floorPairReps`) runs each library adapter and its floor that
+ * many times as often; the other adapters run {@link repsOf} times.
+ */
+function pairRepsOf(c) {
+  return repsOf(c) * (c.scenario.floorPairReps ?? 1);
+}
+
+/** The adapters that run in rep `rep` of case `c`: all of them, then only floor pairs. */
+function runnersOf(c, rep) {
+  if (rep < repsOf(c)) return c.runners;
+  return c.runners.filter((adapter) => c.runners.some((other) => other.floorOf === adapter.id || adapter.floorOf === other.id));
+}
 
 /**
  * The order of the runners in one rep: rotated each rep, so that no adapter always runs first (or
@@ -204,7 +222,8 @@ function summarize({ scenario, spec, runners, runs }) {
   return {
     scenario: scenario.name,
     case: spec.id,
-    reps: Math.max(0, ...runners.map((adapter) => runs[adapter.id]?.length ?? 0)),
+    reps: repsOf({ scenario }),
+    ...(scenario.floorPairReps && { floorPairReps: pairRepsOf({ scenario }) }),
     title: `${scenario.title}: ${spec.label}`,
     ...(spec.curve && { curve: spec.curve, x: spec.x }),
     columns: scenario.columns,

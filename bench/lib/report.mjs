@@ -605,10 +605,17 @@ function variantSection(results) {
   ];
 }
 
-/** Which cases ran more, shorter reps than the rest, e.g. " (uncontended, many-locks: 9 shorter reps)". */
+/**
+ * Which cases ran more reps than the rest, e.g. " (uncontended, many-locks: 9 shorter reps;
+ * contended: 9 reps of each library-floor pair)".
+ */
 function splitNote(results) {
+  const note = (cases, what) => `${[...new Set(cases.map((c) => c.scenario))].join(', ')}: ${Math.max(...cases.map(what.reps))} ${what.text}`;
   const split = results.cases.filter((c) => c.reps > results.options.reps);
-  if (!split.length) return '';
-  const names = [...new Set(split.map((c) => c.scenario))].join(', ');
-  return ` (${names}: ${Math.max(...split.map((c) => c.reps))} shorter reps)`;
+  const paired = results.cases.filter((c) => c.floorPairReps);
+  const notes = [
+    ...(split.length ? [note(split, { reps: (c) => c.reps, text: 'shorter reps' })] : []),
+    ...(paired.length ? [note(paired, { reps: (c) => c.floorPairReps, text: 'reps of each library-floor pair' })] : []),
+  ];
+  return notes.length ? ` (${notes.join('; ')})` : '';
 }
