@@ -270,13 +270,12 @@ export function evaluateTargets(results) {
     add('Every kind within 5 % of its floor: ≥ 0.95× its throughput, ≤ 1.05× its latency', missed.length === 0,
       `${pairs.length - missed.length} of ${pairs.length} cases` +
         (missed.length ? `; not: ${missed.map(({ c, r }) => `${r.name}, ${c.scenario} ${c.case} ${times(r.vsFloor)}`).join('; ')}` : ''),
-      'Each pair sends about the same commands per operation (the tables above). Across 8 processes on 2 cores, a parked RLock ' +
-        'waiter\'s failed attempt now costs about its floor\'s user CPU (60-70 against 54-64 µs, 3 runs each), and the cause of the ' +
-        'gap left is not found. The read/write readers have slow reps, at about twice the client CPU per read (197-223 against ' +
-        '114-145 µs) with the writer in only once or twice, while a read cycle in one process costs what the floor\'s does ' +
-        '(1.03-1.04× client CPU). A RedLock cycle at steady state runs 14 % more instructions than its floor (833-872 k against ' +
-        '732-755 k, callgrind), spread over five member acquisitions, each with its own wait loop, reply bound and lease. Single ' +
-        'runs on this machine move these ratios by 10-20 %.');
+      'Each pair sends about the same commands per operation (the tables above). A RedLock cycle at steady state runs 10-13 % ' +
+        'more instructions than its floor (796-816 k against 721-725 k, callgrind): five RLocks taken and released in parallel ' +
+        'cost 755-757 k, so the members being full acquisitions (each with its own wait loop, reply bound and lease) add about ' +
+        '35 k, and the composite (its members checked, its round bound, a hold watching their leases) about 40 k, no function of it more ' +
+        'than 4 k. Across 8 processes a pair\'s ratio moves by tens of per cent from rep to rep (the fair lock\'s over 10 reps: ' +
+        '0.64-1.44, median 1.08), hence 9 reps of each pair there.');
   }
 
   const cpuRows = ['rlock', 'fair-lock', 'semaphore'].map((id) => [id, rowOf(findCase(results, 'client-cpu', id), IO)]).filter(([, row]) => row);
