@@ -47,9 +47,10 @@ export async function warmUp(cycle, ms = WARM_UP_MS) {
 /**
  * The same for workers spread over processes. A process then runs a few hundred operations a second
  * (8 of them sharing 2 cores), so its code takes far longer to be compiled, and the library's longer
- * path longer than a floor's. Fair lock, 8 processes, client CPU per update against its floor, 3 reps
- * each: after 4 s of warm-up 785 against 524 µs, after 8 s 428 against 351, after 16 s 175 against 175.
- * After 16 s none of 4 read/write reps had the readers' slow reps (twice the CPU per read) of 4 s.
+ * path longer than a floor's. Fair lock, 8 processes, client CPU per update against its floor: after
+ * 4 s of warm-up 785 against 524 µs (5 reps), after 8 s 428 against 351 (3 reps), after 16 s 432
+ * against 476 (medians of 10 reps). After 16 s none of 4 read/write reps had the readers' slow reps
+ * (twice the CPU per read) of 4 s.
  */
 export const PROCESS_WARM_UP_MS = 16_000;
 
