@@ -114,7 +114,7 @@ try {
     const scenario = (await import(`./scenarios/${scenarioName}.mjs`)).default;
     for (const spec of scenario.cases(opts)) cases.push({ scenario, spec, runners: adapters.filter((a) => !a.error && scenario.takesPart(a, spec)), runs: {} });
   }
-  const total = cases.reduce((n, c) => n + Array.from({ length: pairRepsOf(c) }, (_, rep) => runnersOf(c, rep).length).reduce((a, b) => a + b, 0), 0);
+  const total = cases.reduce((n, c) => n + c.runners.length * repsOf(c) + floorPairs(c).length * (pairRepsOf(c) - repsOf(c)), 0);
   let step = 0;
   for (const c of cases) {
     const caseReps = pairRepsOf(c);
@@ -173,10 +173,14 @@ function pairRepsOf(c) {
   return repsOf(c) * (c.scenario.floorPairReps ?? 1);
 }
 
-/** The adapters that run in rep `rep` of case `c`: all of them, then only floor pairs. */
-function runnersOf(c, rep) {
-  if (rep < repsOf(c)) return c.runners;
+/** The adapters of case `c` that are a library adapter or its floor, both taking part. */
+function floorPairs(c) {
   return c.runners.filter((adapter) => c.runners.some((other) => other.floorOf === adapter.id || adapter.floorOf === other.id));
+}
+
+/** The adapters that run in rep `rep` of case `c`: all of them, then only its floor pairs. */
+function runnersOf(c, rep) {
+  return rep < repsOf(c) ? c.runners : floorPairs(c);
 }
 
 /**
@@ -195,7 +199,8 @@ function repOrder(runners, rep) {
 }
 
 /** Medians per metric, and main-metric ratios paired within each rep (÷ floor: against the floor of the same kind in this case). */
-function summarize({ scenario, spec, runners, runs }) {
+function summarize(c) {
+  const { scenario, spec, runners, runs } = c;
   const main = scenario.columns.find((col) => col.main);
   const rows = runners.map((adapter) => {
     const floor = runners.find((a) => a.floorOf === adapter.id);
@@ -222,8 +227,8 @@ function summarize({ scenario, spec, runners, runs }) {
   return {
     scenario: scenario.name,
     case: spec.id,
-    reps: repsOf({ scenario }),
-    ...(scenario.floorPairReps && { floorPairReps: pairRepsOf({ scenario }) }),
+    reps: repsOf(c),
+    ...(scenario.floorPairReps && { floorPairReps: pairRepsOf(c) }),
     title: `${scenario.title}: ${spec.label}`,
     ...(spec.curve && { curve: spec.curve, x: spec.x }),
     columns: scenario.columns,
