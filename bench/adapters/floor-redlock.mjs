@@ -1,8 +1,10 @@
 // RedLock floor: lua/lock/ on every member server, bare ioredis (bench/lib/floor.mjs). One owner per
 // acquisition tries every member at once and wins with a majority; a loss releases what it took and
 // waits for a release on the first member's channel or the shortest TTL among the members held.
+// Its members alone are five RLock floors (floor-rlock.mjs), one per server, taken in parallel.
 import Redis from 'ioredis';
 import { LEASE, floorClient, script, tag, withLatch } from '../lib/floor.mjs';
+import { setup as setupRLockFloor } from './floor-rlock.mjs';
 
 export const name = 'RedLock floor';
 export const pkg = 'ioredis';
@@ -20,6 +22,7 @@ export async function setupRedLock(urls) {
     unlock: script(redis, 'lock/unlock'),
   }));
   const quorum = Math.floor(members.length / 2) + 1;
+  const memberFloors = await Promise.all(urls.map((url) => setupRLockFloor({ url })));
   /** Unlocks `taken` members (a member not held answers nil, and is left as it is). */
   const release = (taken, key, channel, owner) =>
     Promise.all(
@@ -41,10 +44,15 @@ export async function setupRedLock(urls) {
       });
       return () => release(members, key, channel, owner);
     },
+    async lockMembers(key) {
+      const releases = await Promise.all(memberFloors.map((floor) => floor.lock(key)));
+      return () => Promise.all(releases.map((release) => release()));
+    },
     diagnostics: client.diagnostics,
     teardown() {
       client.teardown();
       for (const { redis } of members.slice(1)) redis.disconnect();
+      for (const floor of memberFloors) floor.teardown();
     },
   };
 }

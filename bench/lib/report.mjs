@@ -3,6 +3,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { packageVersion } from './adapters.mjs';
+import { median } from './stats.mjs';
 import { barChart } from './svg.mjs';
 import { WARM_UP_MS, processWarmUpMs } from './workloads.mjs';
 
@@ -270,11 +271,8 @@ export function evaluateTargets(results) {
     add('Every kind within 5 % of its floor: ≥ 0.95× its throughput, ≤ 1.05× its latency', missed.length === 0,
       `${pairs.length - missed.length} of ${pairs.length} cases` +
         (missed.length ? `; not: ${missed.map(({ c, r }) => `${r.name}, ${c.scenario} ${c.case} ${times(r.vsFloor)}`).join('; ')}` : ''),
-      'Each pair sends about the same commands per operation (the tables above). A RedLock cycle at steady state runs 10-13 % ' +
-        'more instructions than its floor (796-816 k against 721-725 k, callgrind): five RLocks taken and released in parallel ' +
-        'cost 755-757 k, so the members being full acquisitions (each with its own wait loop, reply bound and lease) add about ' +
-        '35 k, and the composite (its members checked, its round bound, a hold watching their leases) about 40 k, no function of it more ' +
-        'than 4 k. Across 8 processes a pair\'s ratio moves by tens of per cent from rep to rep (the fair lock\'s over 10 reps: ' +
+      'Each pair sends about the same commands per operation (the tables above). ' + redLockSplit(results) +
+        'Across 8 processes a pair\'s ratio moves by tens of per cent from rep to rep (the fair lock\'s over 10 reps: ' +
         '0.64-1.44, median 1.08), hence 9 reps of each pair there.');
   }
 
@@ -451,6 +449,30 @@ function floorPairs(results) {
     }
   }
   return pairs;
+}
+
+/**
+ * Where a RedLock cycle's client CPU goes beyond its floor's, from this run's RedLock case: its
+ * members alone (five RLocks taken in parallel) against five RLock floors, those against the
+ * RedLock floor, and the composite on top of its members. Empty without those figures.
+ */
+function redLockSplit(results) {
+  const c = findCase(results, 'redlock', 'uncontended-5');
+  const io = rowOf(c, IO);
+  const floor = c?.rows.find((r) => results.adapters.find((a) => a.id === r.adapter)?.floorOf === IO);
+  if (!io?.medians.membersCpu || !floor?.medians.membersCpu) return '';
+  const cpu = (row, key) => `${fmt(row.medians[key])} µs`;
+  const over = (a, b) => times(pairedRatio(a, b));
+  return `Client CPU per RedLock cycle: ${over(io.values.cpu, floor.values.cpu)} its floor's (${cpu(io, 'cpu')} against ${cpu(floor, 'cpu')}). ` +
+    `Its members alone, five RLocks taken and released in parallel, cost ${over(io.values.membersCpu, floor.values.membersCpu)} five RLock floors ` +
+    `(${cpu(io, 'membersCpu')} against ${cpu(floor, 'membersCpu')}): each member is a full acquisition, with its wait, reply bound and ` +
+    `watchdog lease; five RLock floors cost ${over(floor.values.membersCpu, floor.values.cpu)} the RedLock floor, whose members are one script ` +
+    `call each; the composite adds ${over(io.values.cpu, io.values.membersCpu)} to its members. `;
+}
+
+/** The median of the ratios of `a` to `b`, rep by rep (the median's ratio when reps failed on one side). */
+function pairedRatio(a, b) {
+  return a.length === b.length ? median(a.map((v, i) => v / b[i])) : median(a) / median(b);
 }
 
 function targetsTable(targets) {

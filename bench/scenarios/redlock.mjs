@@ -1,12 +1,15 @@
 // 7. RedLock over 5 local servers and MultiLock over 3 keys.
 // - uncontended: acquire + release cycles of one caller on one key over 5 independent servers, for
 //   ioredisson's RedLock and the two Redlock libraries; target: at or above both peers' cycle rate.
+//   The library and its floor also time their members alone, one RLock per server taken and
+//   released in parallel (the floor: five RLock floors), and report client CPU per cycle of both, so
+//   that the report can tell the members' cost from the composite's in the same run.
 // - multilock-idle: a holder keeps 3 keys; waiters for all 3 sit idle. Redis commands/s while
 //   nothing happens (ioredisson's MultiLock parks on pub/sub; the Redlock libraries poll).
 import Redis from 'ioredis';
 import { Redlock as SesameRedlock } from '@sesamecare-oss/redlock';
 import Redlock from 'redlock';
-import { RedissonClient } from 'ioredisson';
+import { BASE_WAIT_PER_LOCK_MS, RedissonClient } from 'ioredisson';
 import { total } from '../lib/proxy-client.mjs';
 import { commandStats, statsDelta } from '../lib/redis-info.mjs';
 import { startRedis } from '../lib/redis-server.mjs';
@@ -33,6 +36,11 @@ const setups = {
         const composite = keys.length === 1 ? clients[0].getRedLock(locks) : clients[0].getMultiLock(locks);
         const handle = await composite.acquire();
         return () => handle.release();
+      },
+      // The members alone, as a RedLock round without waitTime takes them: each waiting up to its share of the round.
+      async lockMembers(key) {
+        const handles = await Promise.all(clients.map((c) => c.getLock(key).acquire({ waitTime: BASE_WAIT_PER_LOCK_MS })));
+        return () => Promise.all(handles.map((handle) => handle.release()));
       },
       diagnostics: () => clients.reduce((sum, c) => sum + c.diagnostics().waiters, 0),
       async teardown() {
@@ -82,6 +90,9 @@ export default {
     { key: 'p50', label: 'p50 ms' },
     { key: 'p99', label: 'p99 ms' },
     { key: 'commands', label: 'Redis cmds/cycle (all servers)' },
+    { key: 'cpu', label: 'client CPU µs/cycle' },
+    { key: 'members', label: 'members alone: cycles/s' },
+    { key: 'membersCpu', label: 'members alone: client CPU µs/cycle' },
   ],
 
   async run(env, adapter, spec) {
@@ -98,21 +109,33 @@ async function uncontended(adapter, { cycles }) {
     await Promise.all(admins.map((admin) => admin.flushall()));
     await warmUp(async () => (await lib.lock([key]))());
     const before = await Promise.all(admins.map(commandStats));
-    const samples = new Float64Array(cycles);
-    const start = performance.now();
-    for (let i = 0; i < cycles; i++) {
-      const t = performance.now();
-      await (await lib.lock([key]))();
-      samples[i] = performance.now() - t;
-    }
-    const elapsed = performance.now() - start;
+    const composite = await timed(cycles, async () => (await lib.lock([key]))());
     const after = await Promise.all(admins.map(commandStats));
     const commands = before.reduce((sum, b, i) => sum + total(statsDelta(b, after[i])), 0) / cycles;
-    return { main: (cycles / elapsed) * 1000, ...latency(samples), commands };
+    const result = { main: composite.rate, ...latency(composite.samples), commands, cpu: composite.cpu };
+    if (!lib.lockMembers) return result;
+    await warmUp(async () => (await lib.lockMembers(key))());
+    const members = await timed(cycles, async () => (await lib.lockMembers(key))());
+    return { ...result, members: members.rate, membersCpu: members.cpu };
   } finally {
     await lib.teardown();
     for (const admin of admins) admin.disconnect();
   }
+}
+
+/** Runs `cycle` `cycles` times: cycles/s, client CPU µs per cycle, and each cycle's ms. */
+async function timed(cycles, cycle) {
+  const samples = new Float64Array(cycles);
+  const cpuBefore = process.cpuUsage();
+  const start = performance.now();
+  for (let i = 0; i < cycles; i++) {
+    const t = performance.now();
+    await cycle();
+    samples[i] = performance.now() - t;
+  }
+  const elapsed = performance.now() - start;
+  const { user, system } = process.cpuUsage(cpuBefore);
+  return { rate: (cycles / elapsed) * 1000, cpu: (user + system) / cycles, samples };
 }
 
 async function idle(env, adapter, { waiters, idleMs }) {
