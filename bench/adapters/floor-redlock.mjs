@@ -22,7 +22,7 @@ export async function setupRedLock(urls) {
     unlock: script(redis, 'lock/unlock'),
   }));
   const quorum = Math.floor(members.length / 2) + 1;
-  const memberFloors = await Promise.all(urls.map((url) => setupRLockFloor({ url })));
+  let memberFloors; // made on first use: only the RedLock case times the members alone
   /** Unlocks `taken` members (a member not held answers nil, and is left as it is). */
   const release = (taken, key, channel, owner) =>
     Promise.all(
@@ -45,14 +45,15 @@ export async function setupRedLock(urls) {
       return () => release(members, key, channel, owner);
     },
     async lockMembers(key) {
-      const releases = await Promise.all(memberFloors.map((floor) => floor.lock(key)));
+      memberFloors ??= Promise.all(urls.map((url) => setupRLockFloor({ url })));
+      const releases = await Promise.all((await memberFloors).map((floor) => floor.lock(key)));
       return () => Promise.all(releases.map((release) => release()));
     },
     diagnostics: client.diagnostics,
     teardown() {
       client.teardown();
       for (const { redis } of members.slice(1)) redis.disconnect();
-      for (const floor of memberFloors) floor.teardown();
+      memberFloors?.then((floors) => floors.forEach((floor) => floor.teardown()));
     },
   };
 }

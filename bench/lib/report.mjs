@@ -462,17 +462,14 @@ function redLockSplit(results) {
   const floor = c?.rows.find((r) => results.adapters.find((a) => a.id === r.adapter)?.floorOf === IO);
   if (!io?.medians.membersCpu || !floor?.medians.membersCpu) return '';
   const cpu = (row, key) => `${fmt(row.medians[key])} µs`;
-  const over = (a, b) => times(pairedRatio(a, b));
-  return `Client CPU per RedLock cycle: ${over(io.values.cpu, floor.values.cpu)} its floor's (${cpu(io, 'cpu')} against ${cpu(floor, 'cpu')}). ` +
-    `Its members alone, five RLocks taken and released in parallel, cost ${over(io.values.membersCpu, floor.values.membersCpu)} five RLock floors ` +
+  // Medians of per-rep ratios; the ratio of the medians when a rep failed (the reps no longer line up).
+  const over = (a, keyA, b, keyB) =>
+    times(a.errors.length || b.errors.length ? a.medians[keyA] / b.medians[keyB] : median(a.values[keyA].map((v, i) => v / b.values[keyB][i])));
+  return `Client CPU per RedLock cycle: ${over(io, 'cpu', floor, 'cpu')} its floor's (${cpu(io, 'cpu')} against ${cpu(floor, 'cpu')}). ` +
+    `Its members alone, five RLocks taken and released in parallel, cost ${over(io, 'membersCpu', floor, 'membersCpu')} five RLock floors ` +
     `(${cpu(io, 'membersCpu')} against ${cpu(floor, 'membersCpu')}): each member is a full acquisition, with its wait, reply bound and ` +
-    `watchdog lease; five RLock floors cost ${over(floor.values.membersCpu, floor.values.cpu)} the RedLock floor, whose members are one script ` +
-    `call each; the composite adds ${over(io.values.cpu, io.values.membersCpu)} to its members. `;
-}
-
-/** The median of the ratios of `a` to `b`, rep by rep (the median's ratio when reps failed on one side). */
-function pairedRatio(a, b) {
-  return a.length === b.length ? median(a.map((v, i) => v / b[i])) : median(a) / median(b);
+    `watchdog lease; five RLock floors cost ${over(floor, 'membersCpu', floor, 'cpu')} the RedLock floor, whose members are one script ` +
+    `call each; the composite adds ${over(io, 'cpu', io, 'membersCpu')} to its members. `;
 }
 
 function targetsTable(targets) {
