@@ -44,6 +44,21 @@ export async function warmUp(cycle, ms = WARM_UP_MS) {
   while (performance.now() < until) await cycle();
 }
 
+/** Runs `cycle` `cycles` times, one after the other: cycles/s, client CPU µs per cycle, and each cycle's ms. */
+export async function timedCycles(cycles, cycle) {
+  const samples = new Float64Array(cycles);
+  const cpuBefore = process.cpuUsage();
+  const start = performance.now();
+  for (let i = 0; i < cycles; i++) {
+    const t = performance.now();
+    await cycle();
+    samples[i] = performance.now() - t;
+  }
+  const elapsed = performance.now() - start;
+  const { user, system } = process.cpuUsage(cpuBefore);
+  return { rate: (cycles / elapsed) * 1000, cpu: (user + system) / cycles, samples };
+}
+
 /**
  * The same for workers spread over processes. A process then runs a few hundred operations a second
  * (8 of them sharing 2 cores), so its code takes far longer to be compiled, and the library's longer

@@ -14,7 +14,7 @@ import { total } from '../lib/proxy-client.mjs';
 import { commandStats, statsDelta } from '../lib/redis-info.mjs';
 import { startRedis } from '../lib/redis-server.mjs';
 import { latency, sleep } from '../lib/stats.mjs';
-import { warmUp } from '../lib/workloads.mjs';
+import { timedCycles, warmUp } from '../lib/workloads.mjs';
 
 const PEERS = ['ioredisson', 'redlock', 'sesamecare-redlock'];
 const SERVERS = 5;
@@ -109,33 +109,18 @@ async function uncontended(adapter, { cycles }) {
     await Promise.all(admins.map((admin) => admin.flushall()));
     await warmUp(async () => (await lib.lock([key]))());
     const before = await Promise.all(admins.map(commandStats));
-    const composite = await timed(cycles, async () => (await lib.lock([key]))());
+    const composite = await timedCycles(cycles, async () => (await lib.lock([key]))());
     const after = await Promise.all(admins.map(commandStats));
     const commands = before.reduce((sum, b, i) => sum + total(statsDelta(b, after[i])), 0) / cycles;
     const result = { main: composite.rate, ...latency(composite.samples), commands, cpu: composite.cpu };
     if (!lib.lockMembers) return result;
     await warmUp(async () => (await lib.lockMembers(key))());
-    const members = await timed(cycles, async () => (await lib.lockMembers(key))());
+    const members = await timedCycles(cycles, async () => (await lib.lockMembers(key))());
     return { ...result, members: members.rate, membersCpu: members.cpu };
   } finally {
     await lib.teardown();
     for (const admin of admins) admin.disconnect();
   }
-}
-
-/** Runs `cycle` `cycles` times: cycles/s, client CPU µs per cycle, and each cycle's ms. */
-async function timed(cycles, cycle) {
-  const samples = new Float64Array(cycles);
-  const cpuBefore = process.cpuUsage();
-  const start = performance.now();
-  for (let i = 0; i < cycles; i++) {
-    const t = performance.now();
-    await cycle();
-    samples[i] = performance.now() - t;
-  }
-  const elapsed = performance.now() - start;
-  const { user, system } = process.cpuUsage(cpuBefore);
-  return { rate: (cycles / elapsed) * 1000, cpu: (user + system) / cycles, samples };
 }
 
 async function idle(env, adapter, { waiters, idleMs }) {

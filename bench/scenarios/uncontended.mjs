@@ -2,7 +2,7 @@
 import { breakdown, total } from '../lib/proxy-client.mjs';
 import { commandStats, statsDelta } from '../lib/redis-info.mjs';
 import { latency } from '../lib/stats.mjs';
-import { warmUp } from '../lib/workloads.mjs';
+import { timedCycles, warmUp } from '../lib/workloads.mjs';
 
 /** Reply delay of the round-trip probe, ms: large against loopback and timer jitter. */
 const PROBE_DELAY = 10;
@@ -30,17 +30,10 @@ export default {
     try {
       await warmUp(async () => (await lib.lock(key))());
       const before = await commandStats(env.admin);
-      const samples = new Float64Array(cycles);
-      const start = performance.now();
-      for (let i = 0; i < cycles; i++) {
-        const t = performance.now();
-        await (await lib.lock(key))();
-        samples[i] = performance.now() - t;
-      }
-      const elapsed = performance.now() - start;
+      const { rate, samples } = await timedCycles(cycles, async () => (await lib.lock(key))());
       const delta = statsDelta(before, await commandStats(env.admin));
       return {
-        cyclesPerSec: (cycles / elapsed) * 1000,
+        cyclesPerSec: rate,
         ...latency(samples),
         commands: total(delta) / cycles,
         commandsDetail: breakdown(delta, cycles),
