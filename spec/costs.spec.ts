@@ -132,13 +132,14 @@ async function handOffCost(holder: Acquirable, waiter: Acquirable, redisson: Red
 
 /**
  * Promises one hand-off may make, both clients together: the holder's cycle (about 16), and the
- * waiter's acquisition, subscription, three attempts and release. Measured: 60 for the RLock and
- * the read and write locks, 64 for the fair locks, 66 for the faster multi-lock, 72 for the fenced
- * and non-reentrant locks (78 while `Handle.release()` and a lock's attempt were async functions,
- * 84 before the scripts' replies were read in the step that receives them), give or take an
- * occasional background read (the replica count's refresh).
+ * waiter's acquisition, subscription, three attempts and release. Measured: 52 for the RLock and
+ * the read and write locks, 56 for the fair locks, 58 for the faster multi-lock, 64 for the fenced
+ * and non-reentrant locks (72 while the SUBSCRIBE and UNSUBSCRIBE went through three async
+ * functions, 78 while `Handle.release()` and a lock's attempt were async functions too, 84 before
+ * the scripts' replies were read in the step that receives them), give or take an occasional
+ * background read (the replica count's refresh).
  */
-const HAND_OFF_PROMISES = 74;
+const HAND_OFF_PROMISES = 66;
 
 describe.each(LOCK_KINDS.filter((subject) => subject.channel('x') !== undefined))('$kind hand-off cost', (subject) => {
   it('a parked waiter subscribes once and attempts three times; a hand-off makes at most four timers', async () => {
@@ -216,11 +217,12 @@ describe('semaphore', () => {
 
 /**
  * Promises one semaphore hand-off may make, both clients together: the holder's cycle, and the
- * waiter's acquisition, subscription, three attempts and release. Measured: 54 (56 while
- * `Handle.release()` was an async function, 70 while an attempt's reply went through three
- * callbacks and the semaphore's acquisition was three objects), two spare as above.
+ * waiter's acquisition, subscription, three attempts and release. Measured: 46 (54 while the
+ * SUBSCRIBE and UNSUBSCRIBE went through three async functions, 56 while `Handle.release()` was an
+ * async function too, 70 while an attempt's reply went through three callbacks and the
+ * semaphore's acquisition was three objects), two spare as above.
  */
-const SEMAPHORE_HAND_OFF_PROMISES = 56;
+const SEMAPHORE_HAND_OFF_PROMISES = 48;
 
 describe('semaphore hand-off', () => {
   it('a parked waiter subscribes once and attempts three times; the release of another client wakes it by message', async () => {

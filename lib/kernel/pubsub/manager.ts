@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import type { RedisConnection } from '../../connection';
 import { ClientClosedError } from '../../errors';
 import { within } from '../guarded';
+import { rejectingThrows } from '../rejecting';
 import { isCluster, type Topology } from '../topology/topology';
 import type { TimerQueue } from '../timer-queue';
 import { NodeSubscribers } from './node-subscribers';
@@ -230,6 +231,8 @@ export class PubSubManager {
    */
   private readonly dropped = new Map<string, string>();
   private following = false;
+  /** Whether pub/sub is sharded, once `topology.sharded` said so (a probe of the server may come first). */
+  private sharded: boolean | undefined;
 
   constructor(
     /** The deployment: whether to SSUBSCRIBE, the key prefix, the connection to duplicate. */
@@ -239,6 +242,7 @@ export class PubSubManager {
     // ioredis prefixes the channels passed to scripts as KEYS but not SUBSCRIBE arguments.
     this.prefix = topology.prefix;
     setMaxListeners(0, this.lifetime.signal);
+    void topology.sharded.then((sharded) => (this.sharded = sharded));
   }
 
   /** Number of channels in use by local waiters, and of callers parked on them. */
@@ -264,14 +268,16 @@ export class PubSubManager {
    * {@link SubscribeTimeoutError} or the subscribe error (the caller falls back to re-checks), with
    * `signal.reason`, or with {@link ClientClosedError}; in every case the share is given back.
    */
-  async subscribe(
+  subscribe(
     channel: string,
     policy: WakePolicy,
     timeoutMs: number,
     signal?: AbortSignal,
     options?: ShareOptions,
   ): Promise<Subscription> {
-    this.lifetime.signal.throwIfAborted();
+    // Not an async function (nor are those it calls): every waiter that parks on a channel nobody
+    // shares comes here, and each async step costs promises the wait does not need.
+    if (this.lifetime.signal.aborted) return Promise.reject(this.lifetime.signal.reason);
     const name = this.prefix + channel;
     let entry = this.entries.get(name);
     if (!entry) {
@@ -287,16 +293,16 @@ export class PubSubManager {
     }
     const subscription = this.share(entry, options);
     const { subscribed } = entry;
-    if (!subscribed) return subscription;
-    try {
-      const limit = Math.min(timeoutMs, this.settings.subscriptionTimeout);
-      const whileOpen = this.subscribedWhileOpen(entry, subscribed);
-      await within(this.settings.timers, whileOpen, limit, () => new SubscribeTimeoutError(name, limit), signal);
-      return subscription;
-    } catch (error) {
-      subscription.release();
-      throw error;
-    }
+    if (!subscribed) return Promise.resolve(subscription);
+    const limit = Math.min(timeoutMs, this.settings.subscriptionTimeout);
+    const whileOpen = this.subscribedWhileOpen(entry, subscribed);
+    return within(this.settings.timers, whileOpen, limit, () => new SubscribeTimeoutError(name, limit), signal).then(
+      () => subscription,
+      (error: unknown) => {
+        subscription.release();
+        throw error;
+      },
+    );
   }
 
   /** See {@link ChannelEntry.subscribedWhileOpen}; its rejection is handled by the waiters that await it. */
@@ -445,21 +451,24 @@ export class PubSubManager {
   }
 
   /** SUBSCRIBEs `names`, again while their connection dropped them and `wanted()` (a share still waits). */
-  private async subscribeRetrying(names: string[], wanted: () => boolean): Promise<unknown> {
-    for (let tries = 1; ; tries++) {
-      try {
-        return await this.send('subscribe', names);
-      } catch (error) {
-        if (tries >= SUBSCRIBE_TRIES || !isDroppedByConnection(error) || this.lifetime.signal.aborted) throw error;
-        this.settings.onError(error, `SUBSCRIBE ${names.join(' ')}, tried again (${tries + 1} of ${SUBSCRIBE_TRIES})`);
-        await new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_RETRY_MS).unref());
-        if (!wanted()) throw error;
-      }
-    }
+  private subscribeRetrying(names: string[], wanted: () => boolean, tries = 1): Promise<unknown> {
+    return this.send('subscribe', names).catch(async (error: unknown) => {
+      if (tries >= SUBSCRIBE_TRIES || !isDroppedByConnection(error) || this.lifetime.signal.aborted) throw error;
+      this.settings.onError(error, `SUBSCRIBE ${names.join(' ')}, tried again (${tries + 1} of ${SUBSCRIBE_TRIES})`);
+      await new Promise((resolve) => setTimeout(resolve, SUBSCRIBE_RETRY_MS).unref());
+      if (!wanted()) throw error;
+      return this.subscribeRetrying(names, wanted, tries + 1);
+    });
   }
 
-  private async send(verb: 'subscribe' | 'unsubscribe', names: string[]): Promise<unknown> {
-    const sharded = await this.topology.sharded;
+  /** (UN)SUBSCRIBEs `names` on the subscriber, at once once the topology knows whether pub/sub is sharded. */
+  private send(verb: 'subscribe' | 'unsubscribe', names: string[]): Promise<unknown> {
+    const { sharded } = this;
+    if (sharded === undefined) return this.topology.sharded.then((known) => this.sendAs(known, verb, names));
+    return rejectingThrows(() => this.sendAs(sharded, verb, names));
+  }
+
+  private sendAs(sharded: boolean, verb: 'subscribe' | 'unsubscribe', names: string[]): Promise<unknown> {
     const subscriber = this.connect(sharded);
     if (!sharded) return verb === 'subscribe' ? subscriber.subscribe(...names) : subscriber.unsubscribe(...names);
     // ioredis puts the key prefix on SSUBSCRIBE and SUNSUBSCRIBE arguments itself (shard channels are
