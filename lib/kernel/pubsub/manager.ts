@@ -461,7 +461,7 @@ export class PubSubManager {
     });
   }
 
-  /** (UN)SUBSCRIBEs `names` on the subscriber, at once once the topology knows whether pub/sub is sharded. */
+  /** (UN)SUBSCRIBEs `names` on the subscriber: at once when whether pub/sub is sharded is known, else once it is. */
   private send(verb: 'subscribe' | 'unsubscribe', names: string[]): Promise<unknown> {
     const { sharded } = this;
     if (sharded === undefined) return this.topology.sharded.then((known) => this.sendAs(known, verb, names));
