@@ -231,8 +231,6 @@ export class PubSubManager {
    */
   private readonly dropped = new Map<string, string>();
   private following = false;
-  /** Whether pub/sub is sharded, once `topology.sharded` said so (a probe of the server may come first). */
-  private sharded: boolean | undefined;
 
   constructor(
     /** The deployment: whether to SSUBSCRIBE, the key prefix, the connection to duplicate. */
@@ -242,7 +240,6 @@ export class PubSubManager {
     // ioredis prefixes the channels passed to scripts as KEYS but not SUBSCRIBE arguments.
     this.prefix = topology.prefix;
     setMaxListeners(0, this.lifetime.signal);
-    void topology.sharded.then((sharded) => (this.sharded = sharded));
   }
 
   /** Number of channels in use by local waiters, and of callers parked on them. */
@@ -463,9 +460,7 @@ export class PubSubManager {
 
   /** (UN)SUBSCRIBEs `names` on the subscriber: at once when whether pub/sub is sharded is known, else once it is. */
   private send(verb: 'subscribe' | 'unsubscribe', names: string[]): Promise<unknown> {
-    const { sharded } = this;
-    if (sharded === undefined) return this.topology.sharded.then((known) => this.sendAs(known, verb, names));
-    return rejectingThrows(() => this.sendAs(sharded, verb, names));
+    return rejectingThrows(() => this.topology.sharded.with((sharded) => this.sendAs(sharded, verb, names)));
   }
 
   private sendAs(sharded: boolean, verb: 'subscribe' | 'unsubscribe', names: string[]): Promise<unknown> {
@@ -540,7 +535,7 @@ export class PubSubManager {
 
   /** SUBSCRIBEs or UNSUBSCRIBEs `names` on the subscriber, whether or not pub/sub is sharded. */
   private async sendClassic(verb: 'subscribe' | 'unsubscribe', names: string[]): Promise<unknown> {
-    const subscriber = this.connect(await this.topology.sharded);
+    const subscriber = this.connect(await this.topology.sharded.ready);
     return verb === 'subscribe' ? subscriber.subscribe(...names) : subscriber.unsubscribe(...names);
   }
 

@@ -2,8 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RedisConnection } from '../../connection';
 import { AofSyncUnavailableError, ReplicaSyncError } from '../../errors';
 import { AofUnavailable } from '../topology/replica-sync';
-import type { PublishCommandName } from '../topology/publish';
-import type { Topology } from '../topology/topology';
+import type { PublishCommandName, Topology } from '../topology/topology';
 import { INCLUDES } from './includes';
 import { UnlockLatches } from './unlock-latches';
 

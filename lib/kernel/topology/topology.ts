@@ -3,8 +3,11 @@ import type { Cluster, Redis } from 'ioredis';
 import { InvalidArgumentError } from '../../errors';
 import type { RedisConnection } from '../../connection';
 import { REPLICA_SYNC_DEFAULTS, type ResolvedOptions, type ResolvedReplicaSync } from '../../options';
-import { PublishCommand } from './publish';
+import { Choice } from './choice';
 import { ReplicaSync } from './replica-sync';
+
+/** The command that lock, semaphore and latch scripts publish with: classic or sharded pub/sub. */
+export type PublishCommandName = 'PUBLISH' | 'SPUBLISH';
 
 /** True for an ioredis `Cluster`. */
 export function isCluster(redis: RedisConnection): redis is Cluster {
@@ -33,9 +36,9 @@ export class Topology {
   /** The `keyPrefix` ioredis adds to keys (and, by hand, to channels), or `''`. */
   readonly prefix: string;
   /** Whether pub/sub is sharded (SPUBLISH/SSUBSCRIBE); may need a probe of the server first. */
-  readonly sharded: Promise<boolean>;
+  readonly sharded: Choice<boolean>;
   /** PUBLISH or SPUBLISH, passed to every script that publishes. */
-  readonly publish: PublishCommand;
+  readonly publish: Choice<PublishCommandName>;
   /** Waits for replicas after lock writes. */
   readonly replicas: ReplicaSync;
 
@@ -54,8 +57,9 @@ export class Topology {
           "without one an object and its channel (Redisson's `...:{name}`) hash to different slots",
       );
     }
-    this.sharded = this.useShardedPubSub(settings.shardedPubSub, onError);
-    this.publish = new PublishCommand(this.sharded.then((on) => (on ? 'SPUBLISH' : 'PUBLISH')));
+    const sharded = this.useShardedPubSub(settings.shardedPubSub, onError);
+    this.sharded = new Choice(sharded);
+    this.publish = new Choice(sharded.then((on): PublishCommandName => (on ? 'SPUBLISH' : 'PUBLISH')));
     this.replicas = new ReplicaSync((key) => this.nodeOf(key), settings.replicaSync ?? REPLICA_SYNC_DEFAULTS, onError);
   }
 
